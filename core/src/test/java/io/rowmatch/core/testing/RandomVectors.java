@@ -163,6 +163,8 @@ public final class RandomVectors {
       var.setValueCount(n);
     } else if (v instanceof BaseVariableWidthViewVector) {
       BaseVariableWidthViewVector var = (BaseVariableWidthViewVector) v;
+      // Sized up front: Arrow 18's view setSafe reads past the view buffer when it has to grow it.
+      var.setInitialCapacity(Math.max(n, 1));
       var.allocateNew();
       for (int i = 0; i < n; i++) {
         if (isNull[i]) {
