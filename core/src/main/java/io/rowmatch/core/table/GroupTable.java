@@ -1,0 +1,319 @@
+package io.rowmatch.core.table;
+
+import io.rowmatch.core.MultiColumnComparator;
+import io.rowmatch.core.hash.RowHasher;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.types.pojo.Field;
+
+import java.util.List;
+import java.util.function.LongUnaryOperator;
+
+/**
+ * Interns the key rows of incoming batches into dense group ids (0, 1, 2, ... in order of first
+ * appearance across all batches), for aggregation and deduplication. New keys are appended to the table's
+ * own Arrow key columns, handed out by {@link #keyColumns()} with row index = group id.
+ *
+ * <p>Probing is vectorized: hash every row, walk each row's probe sequence to its first tag-matching slot,
+ * compare all candidates at once with {@link MultiColumnComparator#equalMany}, and send the rows whose
+ * candidate differed round again from the next slot. Rows that reach an empty slot are new to the table;
+ * they are placed in row order, compared against the groups this batch already added, so two rows with the
+ * same new key get the same new id.
+ *
+ * <p>Key equality is exactly the comparator's under {@code nullsEqual}/{@code nansEqual}. A row that is not
+ * equal to itself (a null in a column without {@code nullsEqual}, a NaN without {@code nansEqual}) can never
+ * match: it gets a group of its own and stays out of the hash index.
+ *
+ * <p>All memory (key columns and hash index) comes from a child of the given allocator. At its limit, a
+ * {@link TableMemoryException} names the limit, the table and its group count; the table then refuses
+ * further batches but {@link #close()} still releases everything. Not thread-safe.
+ */
+public final class GroupTable implements AutoCloseable {
+  private final String name;
+  private final BufferAllocator allocator;
+  private final boolean[] nullsEqual;
+  private final boolean[] nansEqual;
+  private final RowHasher hasher;
+  /** Tests replace the hash to force collisions; identity in production. */
+  private final LongUnaryOperator hashOverride;
+  /** True when some key value can be unequal to itself, so new rows need a self-comparison. */
+  private final boolean mayBeSelfUnequal;
+  private final KeyColumns keys;
+  private final HashSlots slots;
+  private int groupCount;
+  private String brokenBy;
+  private boolean closed;
+
+  private final ProbeScratch scratch = new ProbeScratch();
+
+  /** keyFields: the key schema (types checked against every batch, names ignored). */
+  public GroupTable(BufferAllocator allocator, List<Field> keyFields, boolean[] nullsEqual, boolean[] nansEqual,
+      String name) {
+    this(allocator, keyFields, nullsEqual, nansEqual, name, null);
+  }
+
+  GroupTable(BufferAllocator allocator, List<Field> keyFields, boolean[] nullsEqual, boolean[] nansEqual,
+      String name, LongUnaryOperator hashOverride) {
+    if (allocator == null || keyFields == null || nullsEqual == null || nansEqual == null) {
+      throw new IllegalArgumentException("allocator, keyFields, nullsEqual and nansEqual must not be null");
+    }
+    if (nullsEqual.length != keyFields.size() || nansEqual.length != keyFields.size()) {
+      throw new IllegalArgumentException("nullsEqual has " + nullsEqual.length + " flags and nansEqual has "
+          + nansEqual.length + ", but there are " + keyFields.size() + " key columns");
+    }
+    this.name = name == null ? "group table" : name;
+    this.nullsEqual = nullsEqual.clone();
+    this.nansEqual = nansEqual.clone();
+    this.hasher = new RowHasher(nansEqual);
+    this.hashOverride = hashOverride;
+    this.mayBeSelfUnequal = SelfEquality.mayBeSelfUnequal(keyFields, nullsEqual, nansEqual);
+    this.allocator = allocator.newChildAllocator(this.name, 0, Long.MAX_VALUE);
+    KeyColumns k = null;
+    HashSlots s = null;
+    try {
+      k = new KeyColumns(this.allocator, keyFields);
+      s = new HashSlots(this.allocator, 0);
+    } catch (OutOfMemoryException e) {
+      closeQuietly(k, s);
+      throw TableMemoryException.of("GroupTable", this.name, this.allocator, 0, "groups", e);
+    } catch (RuntimeException e) {
+      closeQuietly(k, s);
+      throw e;
+    }
+    this.keys = k;
+    this.slots = s;
+  }
+
+  private void closeQuietly(KeyColumns k, HashSlots s) {
+    if (k != null) {
+      k.close();
+    }
+    if (s != null) {
+      s.close();
+    }
+    allocator.close();
+  }
+
+  /**
+   * groupIds[i] = dense id of row i's key for i < rowCount; ids count 0,1,2,... in order of first appearance
+   * across all batches. Returns how many groups this batch added; the batch rows where each new group first
+   * appeared, in increasing row order, go to newGroupFirstRows[0..returned). Arrays must hold rowCount entries.
+   */
+  public int intern(List<? extends ValueVector> batchKeys, int rowCount, int[] groupIds, int[] newGroupFirstRows) {
+    checkUsable();
+    keys.check(batchKeys, rowCount, "GroupTable '" + name + "'");
+    if (groupIds == null || newGroupFirstRows == null || groupIds.length < rowCount
+        || newGroupFirstRows.length < rowCount) {
+      throw new IllegalArgumentException("GroupTable '" + name + "': groupIds and newGroupFirstRows must hold "
+          + rowCount + " entries");
+    }
+    if (rowCount == 0) {
+      return 0;
+    }
+    hashRows(batchKeys, rowCount, scratch);
+    try {
+      if (groupCount == 0) {
+        java.util.Arrays.fill(groupIds, 0, rowCount, -1);
+      } else {
+        findExisting(batchKeys, rowCount, groupIds, scratch);
+      }
+      return addNew(batchKeys, rowCount, groupIds, newGroupFirstRows);
+    } catch (OutOfMemoryException e) {
+      brokenBy = "ran out of memory";
+      throw TableMemoryException.of("GroupTable", name, allocator, groupCount, "groups", e);
+    }
+  }
+
+  /**
+   * groupIds[i] = the id of row i's key, or -1 when the table doesn't hold it; adds nothing. Safe to call from
+   * several threads at once (each with its own scratch) while no thread interns.
+   */
+  void lookup(List<? extends ValueVector> batchKeys, int rowCount, int[] groupIds, ProbeScratch own) {
+    checkUsable();
+    keys.check(batchKeys, rowCount, "table '" + name + "'");
+    if (rowCount == 0) {
+      return;
+    }
+    if (groupCount == 0) {
+      java.util.Arrays.fill(groupIds, 0, rowCount, -1);
+      return;
+    }
+    hashRows(batchKeys, rowCount, own);
+    findExisting(batchKeys, rowCount, groupIds, own);
+  }
+
+  private void hashRows(List<? extends ValueVector> batchKeys, int rowCount, ProbeScratch s) {
+    s.ensure(rowCount);
+    long[] hashes = s.hashes;
+    hasher.hash(batchKeys, rowCount, hashes);
+    if (hashOverride != null) {
+      for (int i = 0; i < rowCount; i++) {
+        hashes[i] = hashOverride.applyAsLong(hashes[i]);
+      }
+    }
+    int[] tags = s.tags;
+    for (int i = 0; i < rowCount; i++) {
+      tags[i] = HashSlots.tag(hashes[i]);
+    }
+  }
+
+  /** Rounds of vectorized probing against the groups of earlier batches; misses get -1. */
+  private void findExisting(List<? extends ValueVector> batchKeys, int rowCount, int[] groupIds, ProbeScratch s) {
+    final int[] tags = s.tags;
+    final int[] pendRows = s.pendRows;
+    final int[] pendPositions = s.pendPositions;
+    final int[] candRows = s.candRows;
+    final int[] candGroups = s.candGroups;
+    final int[] candPositions = s.candPositions;
+    final boolean[] equal = s.equal;
+    int mask = slots.mask();
+    int pending = rowCount;
+    for (int i = 0; i < rowCount; i++) {
+      pendRows[i] = i;
+      pendPositions[i] = tags[i] & mask;
+    }
+    try (MultiColumnComparator cmp = MultiColumnComparator.build(batchKeys, keys.vectors(), nullsEqual,
+        nansEqual)) {
+      while (pending > 0) {
+        int cands = 0;
+        for (int k = 0; k < pending; k++) {
+          int row = pendRows[k];
+          int tag = tags[row];
+          int p = pendPositions[k];
+          while (true) {
+            long e = slots.get(p);
+            if (e == 0) {
+              groupIds[row] = -1;
+              break;
+            }
+            if (HashSlots.entryTag(e) == tag) {
+              candRows[cands] = row;
+              candGroups[cands] = HashSlots.entryId(e);
+              candPositions[cands] = p;
+              cands++;
+              break;
+            }
+            p = (p + 1) & mask;
+          }
+        }
+        cmp.equalMany(candRows, candGroups, cands, equal);
+        pending = 0;
+        for (int k = 0; k < cands; k++) {
+          if (equal[k]) {
+            groupIds[candRows[k]] = candGroups[k];
+          } else {
+            pendRows[pending] = candRows[k];
+            pendPositions[pending] = (candPositions[k] + 1) & mask;
+            pending++;
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Rows still at -1, in row order: a group this batch already added, or a new one. Only groups added by this
+   * batch need comparing: phase one compared every older group on the row's probe sequence.
+   */
+  private int addNew(List<? extends ValueVector> batchKeys, int rowCount, int[] groupIds, int[] newFirstRows) {
+    final int[] tags = scratch.tags;
+    int misses = 0;
+    for (int i = 0; i < rowCount; i++) {
+      if (groupIds[i] < 0) {
+        misses++;
+      }
+    }
+    if (misses == 0) {
+      return 0;
+    }
+    // Grow before inserting, so the index never changes shape in the middle of a batch.
+    slots.ensureFits((long) groupCount + misses);
+    int base = groupCount;
+    int added = 0;
+    int mask = slots.mask();
+    boolean broken = true;
+    try (MultiColumnComparator self = MultiColumnComparator.build(batchKeys, batchKeys, nullsEqual, nansEqual)) {
+      for (int row = 0; row < rowCount; row++) {
+        if (groupIds[row] >= 0) {
+          continue;
+        }
+        if (mayBeSelfUnequal && !self.equal(row, row)) {
+          newFirstRows[added] = row;
+          groupIds[row] = base + added++;
+          continue;
+        }
+        int tag = tags[row];
+        int p = tag & mask;
+        while (true) {
+          long e = slots.get(p);
+          if (e == 0) {
+            int id = base + added;
+            newFirstRows[added++] = row;
+            slots.set(p, HashSlots.entry(tag, id));
+            groupIds[row] = id;
+            break;
+          }
+          int id = HashSlots.entryId(e);
+          if (id >= base && HashSlots.entryTag(e) == tag && self.equal(row, newFirstRows[id - base])) {
+            groupIds[row] = id;
+            break;
+          }
+          p = (p + 1) & mask;
+        }
+      }
+      keys.append(batchKeys, newFirstRows, added);
+      groupCount = base + added;
+      broken = false;
+    } finally {
+      if (broken) {
+        // The index may name groups whose keys were never stored.
+        brokenBy = brokenBy == null ? "failed while adding groups" : brokenBy;
+      }
+    }
+    return added;
+  }
+
+  private void checkUsable() {
+    if (closed) {
+      throw new IllegalStateException("GroupTable '" + name + "' is closed");
+    }
+    if (brokenBy != null) {
+      throw new IllegalStateException("GroupTable '" + name + "' " + brokenBy
+          + " in an earlier batch and can only be closed");
+    }
+  }
+
+  public int groupCount() {
+    return groupCount;
+  }
+
+  /** The stored key columns: groupCount() rows, row index = group id. Owned by the table (valid until close). */
+  public List<FieldVector> keyColumns() {
+    if (closed) {
+      throw new IllegalStateException("GroupTable '" + name + "' is closed");
+    }
+    return keys.vectors();
+  }
+
+  /** Bytes currently allocated by the table. */
+  public long allocatedBytes() {
+    return closed ? 0 : allocator.getAllocatedMemory();
+  }
+
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    keys.close();
+    slots.close();
+    allocator.close();
+  }
+}

@@ -1,0 +1,307 @@
+package io.rowmatch.core.table;
+
+import io.rowmatch.core.testutil.KeyTypes;
+import io.rowmatch.core.testutil.RandomVectors;
+import io.rowmatch.core.testutil.RowReference;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.NullVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.LongUnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class GroupTableTest {
+  private static final int[] SIZES = {0, 1, 63, 64, 65, 200, 1000};
+  private BufferAllocator root;
+
+  @BeforeEach
+  void open() {
+    root = new RootAllocator();
+  }
+
+  @AfterEach
+  void closeRoot() {
+    root.close(); // fails on a leak
+  }
+
+  /** The reference: a HashMap from boxed keys to ids, in order of first appearance. */
+  private static final class Reference {
+    final Map<List<Object>, Integer> ids = new HashMap<>();
+    int next;
+
+    int[] intern(List<FieldVector> batch, int rows, boolean[] nullsEqual, boolean[] nansEqual, List<Integer> firsts) {
+      int[] out = new int[rows];
+      for (int r = 0; r < rows; r++) {
+        List<Object> key = RowReference.key(batch, r, nullsEqual, nansEqual);
+        Integer id = ids.get(key);
+        if (id == null) {
+          id = next++;
+          firsts.add(r);
+          if (RowReference.selfEqual(key)) {
+            ids.put(key, id);
+          }
+        }
+        out[r] = id;
+      }
+      return out;
+    }
+  }
+
+  private void differential(List<Field> fields, boolean nullsEq, boolean nansEq, long seed, int domain,
+      LongUnaryOperator hash) {
+    boolean[] nullsEqual = new boolean[fields.size()];
+    boolean[] nansEqual = new boolean[fields.size()];
+    Arrays.fill(nullsEqual, nullsEq);
+    Arrays.fill(nansEqual, nansEq);
+    Random rnd = new Random(seed);
+    RandomVectors gen = new RandomVectors(rnd, 0.15, domain);
+    Reference ref = new Reference();
+    // Every key stored, as canonical boxed values under "everything equal", to check the key columns.
+    List<List<Object>> expectedStored = new ArrayList<>();
+    boolean[] all = new boolean[fields.size()];
+    Arrays.fill(all, true);
+    try (GroupTable table = new GroupTable(root, fields, nullsEqual, nansEqual, "t", hash)) {
+      for (int size : SIZES) {
+        List<FieldVector> batch = new ArrayList<>();
+        try {
+          for (Field f : fields) {
+            batch.add(gen.create(f, size + 3, root)); // vectors longer than rowCount: only rowCount rows count
+          }
+          List<Integer> firsts = new ArrayList<>();
+          int[] want = ref.intern(batch, size, nullsEqual, nansEqual, firsts);
+          int[] got = new int[size];
+          int[] newFirst = new int[size];
+          int added = table.intern(batch, size, got, newFirst);
+          String what = fields + " nullsEqual=" + nullsEq + " nansEqual=" + nansEq + " seed=" + seed + " size=" + size;
+          assertArrayEquals(want, got, what);
+          assertEquals(firsts.size(), added, what);
+          assertArrayEquals(firsts.stream().mapToInt(Integer::intValue).toArray(), Arrays.copyOf(newFirst, added), what);
+          for (int k = 0; k < added; k++) {
+            expectedStored.add(RowReference.key(batch, newFirst[k], all, all));
+          }
+          assertEquals(ref.next, table.groupCount(), what);
+          for (int g = 0; g < table.groupCount(); g++) {
+            assertEquals(expectedStored.get(g), RowReference.key(table.keyColumns(), g, all, all), what + " group " + g);
+          }
+        } finally {
+          batch.forEach(FieldVector::close);
+        }
+      }
+      assertTrue(table.allocatedBytes() > 0);
+    }
+  }
+
+  @Test
+  void everyTypeUnderEveryFlagCombination() {
+    long seed = 1;
+    for (Field f : KeyTypes.all()) {
+      for (boolean nullsEq : new boolean[] {true, false}) {
+        for (boolean nansEq : new boolean[] {true, false}) {
+          differential(List.of(f), nullsEq, nansEq, seed++, 6, null);
+          differential(List.of(f), nullsEq, nansEq, seed++, 40, null);
+        }
+      }
+    }
+  }
+
+  @Test
+  void multiColumnKeys() {
+    List<Field> types = KeyTypes.all();
+    Random pick = new Random(7);
+    for (int trial = 0; trial < 40; trial++) {
+      List<Field> fields = new ArrayList<>();
+      int n = 2 + pick.nextInt(3);
+      for (int c = 0; c < n; c++) {
+        fields.add(types.get(pick.nextInt(types.size())));
+      }
+      differential(fields, pick.nextBoolean(), pick.nextBoolean(), 1000 + trial, 3 + pick.nextInt(5), null);
+    }
+  }
+
+  @Test
+  void forcedCollisions() {
+    List<Field> fields = List.of(KeyTypes.bigint("a"), KeyTypes.utf8("b"));
+    for (boolean nullsEq : new boolean[] {true, false}) {
+      differential(fields, nullsEq, true, 11, 8, h -> 0L);
+      differential(fields, nullsEq, true, 12, 30, h -> h & 3);
+      differential(List.of(KeyTypes.all().get(14), KeyTypes.all().get(15)), nullsEq, false, 13, 5, h -> h & 1);
+    }
+  }
+
+  @Test
+  void zeroKeyColumnsMakeOneGroup() {
+    try (GroupTable t = new GroupTable(root, List.of(), new boolean[0], new boolean[0], "none")) {
+      int[] ids = new int[5];
+      int[] first = new int[5];
+      assertEquals(1, t.intern(List.of(), 5, ids, first));
+      assertArrayEquals(new int[5], ids);
+      assertEquals(0, first[0]);
+      assertEquals(0, t.intern(List.of(), 3, ids, first));
+      assertEquals(1, t.groupCount());
+    }
+  }
+
+  private BigIntVector longs(long... values) {
+    BigIntVector v = new BigIntVector("x", root);
+    v.allocateNew(values.length);
+    for (int i = 0; i < values.length; i++) {
+      v.set(i, values[i]);
+    }
+    v.setValueCount(values.length);
+    return v;
+  }
+
+  @Test
+  void oneGiantGroupAndAllDistinct() {
+    int n = 100_000;
+    long[] same = new long[n];
+    Arrays.fill(same, 42);
+    long[] distinct = new long[n];
+    for (int i = 0; i < n; i++) {
+      distinct[i] = i * 7919L;
+    }
+    try (GroupTable t = new GroupTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {true},
+        new boolean[] {true}, "g"); BigIntVector a = longs(same); BigIntVector b = longs(distinct)) {
+      int[] ids = new int[n];
+      int[] first = new int[n];
+      assertEquals(1, t.intern(List.of(a), n, ids, first));
+      assertTrue(Arrays.stream(ids).allMatch(x -> x == 0));
+      assertEquals(n, t.intern(List.of(b), n, ids, first)); // 42 is no multiple of 7919
+      assertEquals(n + 1, t.groupCount());
+      for (int i = 0; i < n; i++) {
+        assertEquals(i + 1, ids[i], "row " + i);
+      }
+      // Again: all found, nothing added, ids stable.
+      assertEquals(0, t.intern(List.of(b), n, ids, first));
+      for (int i = 0; i < n; i++) {
+        assertEquals(i + 1, ids[i]);
+      }
+      BigIntVector stored = (BigIntVector) t.keyColumns().get(0);
+      assertEquals(n + 1, stored.getValueCount());
+      assertEquals(42, stored.get(0));
+      assertEquals(7919L * 5, stored.get(6));
+    }
+  }
+
+  @Test
+  void allNullKeysAndNullVectorBatches() {
+    Field f = KeyTypes.leaf("k", new ArrowType.Int(32, true));
+    for (boolean nullsEq : new boolean[] {true, false}) {
+      try (GroupTable t = new GroupTable(root, List.of(f), new boolean[] {nullsEq}, new boolean[] {true}, "n");
+          IntVector nulls = new IntVector("x", root); NullVector nv = new NullVector("y", 4)) {
+        nulls.allocateNew(4);
+        nulls.setValueCount(4);
+        int[] ids = new int[4];
+        int[] first = new int[4];
+        int added = t.intern(List.of(nulls), 4, ids, first);
+        if (nullsEq) {
+          assertEquals(1, added);
+          assertArrayEquals(new int[4], ids);
+          assertEquals(0, t.intern(List.of(nv), 4, ids, first)); // a NullVector's rows are the same null
+          assertArrayEquals(new int[4], ids);
+        } else {
+          assertEquals(4, added);
+          assertArrayEquals(new int[] {0, 1, 2, 3}, ids);
+          assertEquals(4, t.intern(List.of(nv), 4, ids, first));
+          assertArrayEquals(new int[] {4, 5, 6, 7}, ids);
+        }
+        IntVector stored = (IntVector) t.keyColumns().get(0);
+        assertEquals(t.groupCount(), stored.getValueCount());
+        for (int g = 0; g < t.groupCount(); g++) {
+          assertTrue(stored.isNull(g));
+        }
+      }
+    }
+  }
+
+  @Test
+  void badInputNamesTheColumn() {
+    List<Field> fields = List.of(KeyTypes.bigint("a"), KeyTypes.utf8("b"));
+    try (GroupTable t = new GroupTable(root, fields, new boolean[] {true, true}, new boolean[] {true, true}, "bad");
+        BigIntVector a = longs(1, 2); IntVector wrong = new IntVector("w", root);
+        VarCharVector s = new VarCharVector("s", root)) {
+      wrong.allocateNew(2);
+      wrong.setValueCount(2);
+      s.allocateNew();
+      s.setSafe(0, "x".getBytes(StandardCharsets.UTF_8));
+      s.setValueCount(1);
+      int[] ids = new int[2];
+      IllegalArgumentException e1 = assertThrows(IllegalArgumentException.class,
+          () -> t.intern(List.of(a), 2, ids, ids.clone()));
+      assertTrue(e1.getMessage().contains("expected 2 key columns, got 1"), e1.getMessage());
+      IllegalArgumentException e2 = assertThrows(IllegalArgumentException.class,
+          () -> t.intern(List.of(a, wrong), 2, ids, ids.clone()));
+      assertTrue(e2.getMessage().contains("key column 1"), e2.getMessage());
+      IllegalArgumentException e3 = assertThrows(IllegalArgumentException.class,
+          () -> t.intern(List.of(a, s), 2, ids, ids.clone()));
+      assertTrue(e3.getMessage().contains("key column 1") && e3.getMessage().contains("fewer than rowCount 2"),
+          e3.getMessage());
+      IllegalArgumentException e4 = assertThrows(IllegalArgumentException.class,
+          () -> t.intern(List.of(a, s), 1, ids, ids.clone()));
+      assertTrue(e4.getMessage().contains("key column 1 holds 1 rows but key column 0 holds 2"), e4.getMessage());
+      s.setSafe(1, "y".getBytes(StandardCharsets.UTF_8));
+      s.setValueCount(2);
+      assertThrows(IllegalArgumentException.class, () -> t.intern(List.of(a, s), 2, new int[1], new int[2]));
+      // Still usable after rejected input.
+      assertEquals(2, t.intern(List.of(a, s), 2, ids, ids.clone()));
+      assertArrayEquals(new int[] {0, 1}, ids);
+    }
+    assertThrows(IllegalArgumentException.class,
+        () -> new GroupTable(root, fields, new boolean[1], new boolean[2], "flags"));
+  }
+
+  @Test
+  void memoryLimitGivesAClearErrorAndClosesCleanly() {
+    try (BufferAllocator limited = root.newChildAllocator("task-7", 0, 256 * 1024)) {
+      GroupTable t = new GroupTable(limited, List.of(KeyTypes.bigint("k")), new boolean[] {true},
+          new boolean[] {true}, "agg-table");
+      int n = 4096;
+      int[] ids = new int[n];
+      int[] first = new int[n];
+      TableMemoryException e = null;
+      long next = 0;
+      try {
+        for (int batch = 0; batch < 1000; batch++) {
+          long[] vals = new long[n];
+          for (int i = 0; i < n; i++) {
+            vals[i] = next++;
+          }
+          try (BigIntVector v = longs(vals)) {
+            t.intern(List.of(v), n, ids, first);
+          }
+        }
+      } catch (TableMemoryException ex) {
+        e = ex;
+      }
+      assertTrue(e != null, "the limit was never reached");
+      assertTrue(e instanceof OutOfMemoryException);
+      String m = e.getMessage();
+      assertTrue(m.contains("agg-table") && m.contains("262144") && m.contains("task-7")
+          && m.contains(t.groupCount() + " groups"), m);
+      assertThrows(IllegalStateException.class, () -> t.intern(List.of(), 0, ids, first));
+      t.close();
+      assertEquals(0, limited.getAllocatedMemory());
+    }
+  }
+}
