@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -32,6 +33,8 @@ public final class BroadcastJoinTables {
   private static final Object LOCK = new Object();
   private static final Map<String, Entry> ENTRIES = new HashMap<>();
   private static ScheduledExecutorService reaper;
+  private static final AtomicLong BUILDS = new AtomicLong();
+  private static final AtomicLong ACQUIRES = new AtomicLong();
 
   private BroadcastJoinTables() {}
 
@@ -65,6 +68,7 @@ public final class BroadcastJoinTables {
       e = ENTRIES.computeIfAbsent(key, Entry::new);
       e.users++;
     }
+    ACQUIRES.incrementAndGet();
     try {
       synchronized (e) {
         if (e.side == null) {
@@ -73,6 +77,7 @@ public final class BroadcastJoinTables {
           try {
             e.side = builder.apply(a);
             e.allocator = a;
+            BUILDS.incrementAndGet();
           } catch (RuntimeException | Error t) {
             a.close();
             throw t;
@@ -150,6 +155,16 @@ public final class BroadcastJoinTables {
       }
       return n;
     }
+  }
+
+  /** Build sides built in this JVM so far (tests check a broadcast is hashed once, not once per task). */
+  public static long builds() {
+    return BUILDS.get();
+  }
+
+  /** Times a task took a build side, built or cached, in this JVM so far. */
+  public static long acquires() {
+    return ACQUIRES.get();
   }
 
   /** Build sides cached (in use or idle). */
