@@ -46,15 +46,7 @@ public final class GroupTable implements AutoCloseable {
   private String brokenBy;
   private boolean closed;
 
-  // Per-batch scratch, grown to the largest batch seen.
-  private long[] hashes = new long[0];
-  private int[] tags = new int[0];
-  private int[] candRows = new int[0];
-  private int[] candGroups = new int[0];
-  private int[] candPositions = new int[0];
-  private int[] pendRows = new int[0];
-  private int[] pendPositions = new int[0];
-  private boolean[] equal = new boolean[0];
+  private final ProbeScratch scratch = new ProbeScratch();
 
   /** keyFields: the key schema (types checked against every batch, names ignored). */
   public GroupTable(BufferAllocator allocator, List<Field> keyFields, boolean[] nullsEqual, boolean[] nansEqual,
@@ -120,21 +112,12 @@ public final class GroupTable implements AutoCloseable {
     if (rowCount == 0) {
       return 0;
     }
-    ensureScratch(rowCount);
-    hasher.hash(batchKeys, rowCount, hashes);
-    if (hashOverride != null) {
-      for (int i = 0; i < rowCount; i++) {
-        hashes[i] = hashOverride.applyAsLong(hashes[i]);
-      }
-    }
-    for (int i = 0; i < rowCount; i++) {
-      tags[i] = HashSlots.tag(hashes[i]);
-    }
+    hashRows(batchKeys, rowCount, scratch);
     try {
       if (groupCount == 0) {
         java.util.Arrays.fill(groupIds, 0, rowCount, -1);
       } else {
-        findExisting(batchKeys, rowCount, groupIds);
+        findExisting(batchKeys, rowCount, groupIds, scratch);
       }
       return addNew(batchKeys, rowCount, groupIds, newGroupFirstRows);
     } catch (OutOfMemoryException e) {
@@ -143,8 +126,48 @@ public final class GroupTable implements AutoCloseable {
     }
   }
 
+  /**
+   * groupIds[i] = the id of row i's key, or -1 when the table doesn't hold it; adds nothing. Safe to call from
+   * several threads at once (each with its own scratch) while no thread interns.
+   */
+  void lookup(List<? extends ValueVector> batchKeys, int rowCount, int[] groupIds, ProbeScratch own) {
+    checkUsable();
+    keys.check(batchKeys, rowCount, "table '" + name + "'");
+    if (rowCount == 0) {
+      return;
+    }
+    if (groupCount == 0) {
+      java.util.Arrays.fill(groupIds, 0, rowCount, -1);
+      return;
+    }
+    hashRows(batchKeys, rowCount, own);
+    findExisting(batchKeys, rowCount, groupIds, own);
+  }
+
+  private void hashRows(List<? extends ValueVector> batchKeys, int rowCount, ProbeScratch s) {
+    s.ensure(rowCount);
+    long[] hashes = s.hashes;
+    hasher.hash(batchKeys, rowCount, hashes);
+    if (hashOverride != null) {
+      for (int i = 0; i < rowCount; i++) {
+        hashes[i] = hashOverride.applyAsLong(hashes[i]);
+      }
+    }
+    int[] tags = s.tags;
+    for (int i = 0; i < rowCount; i++) {
+      tags[i] = HashSlots.tag(hashes[i]);
+    }
+  }
+
   /** Rounds of vectorized probing against the groups of earlier batches; misses get -1. */
-  private void findExisting(List<? extends ValueVector> batchKeys, int rowCount, int[] groupIds) {
+  private void findExisting(List<? extends ValueVector> batchKeys, int rowCount, int[] groupIds, ProbeScratch s) {
+    final int[] tags = s.tags;
+    final int[] pendRows = s.pendRows;
+    final int[] pendPositions = s.pendPositions;
+    final int[] candRows = s.candRows;
+    final int[] candGroups = s.candGroups;
+    final int[] candPositions = s.candPositions;
+    final boolean[] equal = s.equal;
     int mask = slots.mask();
     int pending = rowCount;
     for (int i = 0; i < rowCount; i++) {
@@ -195,6 +218,7 @@ public final class GroupTable implements AutoCloseable {
    * batch need comparing: phase one compared every older group on the row's probe sequence.
    */
   private int addNew(List<? extends ValueVector> batchKeys, int rowCount, int[] groupIds, int[] newFirstRows) {
+    final int[] tags = scratch.tags;
     int misses = 0;
     for (int i = 0; i < rowCount; i++) {
       if (groupIds[i] < 0) {
@@ -249,21 +273,6 @@ public final class GroupTable implements AutoCloseable {
       }
     }
     return added;
-  }
-
-  private void ensureScratch(int rows) {
-    if (hashes.length >= rows) {
-      return;
-    }
-    int n = Math.max(rows, hashes.length * 2);
-    hashes = new long[n];
-    tags = new int[n];
-    candRows = new int[n];
-    candGroups = new int[n];
-    candPositions = new int[n];
-    pendRows = new int[n];
-    pendPositions = new int[n];
-    equal = new boolean[n];
   }
 
   private void checkUsable() {

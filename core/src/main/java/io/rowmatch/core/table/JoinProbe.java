@@ -1,0 +1,126 @@
+package io.rowmatch.core.table;
+
+import org.apache.arrow.vector.ValueVector;
+
+import java.util.List;
+
+/**
+ * Probes one batch at a time against a finished {@link JoinTable}. {@link #lookup} finds each probe row's key
+ * among the build keys (vectorized, as {@link GroupTable} interning does) and marks the matched build keys;
+ * then {@link #hasMatch} answers semi/anti/outer questions per probe row, and {@link #nextPairs} streams the
+ * (probe row, build row) pairs in probe-row order, at most as many per call as the output arrays hold, so a
+ * probe row with millions of matches never needs memory beyond the caller's chunk.
+ *
+ * <p>Not thread-safe; make one per thread. Holds no Arrow memory (its arrays are batch-sized, on the heap).
+ */
+public final class JoinProbe {
+  private final JoinTable table;
+  private final ProbeScratch scratch = new ProbeScratch();
+  private int[] groupOf = new int[0];
+  /** Per probe row: its matches are build rows at group-layout indices [matchStart, matchEnd). */
+  private int[] matchStart = new int[0];
+  private int[] matchEnd = new int[0];
+  private int rowCount;
+  /** Pair cursor: the probe row being emitted and the next index into its group's build rows. */
+  private int cursorRow;
+  private int cursorIndex;
+  private int cursorEnd;
+
+  JoinProbe(JoinTable table) {
+    this.table = table;
+  }
+
+  /**
+   * Looks up rows [0, rowCount) of a probe batch; replaces the previous batch's results.
+   *
+   * @throws IllegalArgumentException naming the column when the batch doesn't fit the key schema
+   */
+  public void lookup(List<? extends ValueVector> probeKeys, int rowCount) {
+    table.checkFinished();
+    if (groupOf.length < rowCount) {
+      int n = Math.max(rowCount, Math.min(Integer.MAX_VALUE - 8, groupOf.length * 2));
+      groupOf = new int[n];
+      matchStart = new int[n];
+      matchEnd = new int[n];
+    }
+    table.keys().lookup(probeKeys, rowCount, groupOf, scratch);
+    this.rowCount = rowCount;
+    // One pass of independent random reads (matched flags, group ranges), which the CPU overlaps well.
+    for (int i = 0; i < rowCount; i++) {
+      int g = groupOf[i];
+      if (g >= 0) {
+        table.markMatched(g);
+        matchStart[i] = table.groupStart(g);
+        matchEnd[i] = table.groupStart(g + 1);
+      } else {
+        matchStart[i] = 0;
+        matchEnd[i] = 0;
+      }
+    }
+    cursorRow = -1;
+    cursorIndex = 0;
+    cursorEnd = 0;
+  }
+
+  public int rowCount() {
+    return rowCount;
+  }
+
+  /** True when probe row {@code row} equals at least one build row. */
+  public boolean hasMatch(int row) {
+    checkRow(row);
+    return groupOf[row] >= 0;
+  }
+
+  /** How many build rows probe row {@code row} matches. */
+  public int matchCount(int row) {
+    checkRow(row);
+    return matchEnd[row] - matchStart[row];
+  }
+
+  /**
+   * Writes the next matching pairs, in probe-row order and, per probe row, increasing build row order:
+   * {@code probeRows[k]} and {@code buildRows[k]} for {@code k <} the returned count, which is at most the
+   * shorter array's length. Returns 0 when every pair of this batch has been handed out.
+   */
+  public int nextPairs(int[] probeRows, int[] buildRows) {
+    int limit = Math.min(probeRows.length, buildRows.length);
+    if (limit == 0) {
+      throw new IllegalArgumentException("output arrays must hold at least one pair");
+    }
+    int n = 0;
+    while (n < limit) {
+      if (cursorIndex == cursorEnd) {
+        // Advance to the next probe row with matches.
+        int r = cursorRow + 1;
+        while (r < rowCount && groupOf[r] < 0) {
+          r++;
+        }
+        cursorRow = r;
+        if (r >= rowCount) {
+          cursorIndex = 0;
+          cursorEnd = 0;
+          cursorRow = rowCount - 1;
+          break;
+        }
+        cursorIndex = matchStart[r];
+        cursorEnd = matchEnd[r];
+      }
+      int take = Math.min(limit - n, cursorEnd - cursorIndex);
+      int row = cursorRow;
+      for (int k = 0; k < take; k++) {
+        probeRows[n + k] = row;
+        buildRows[n + k] = table.rowByGroupIndex(cursorIndex + k);
+      }
+      n += take;
+      cursorIndex += take;
+    }
+    return n;
+  }
+
+  private void checkRow(int row) {
+    if (row < 0 || row >= rowCount) {
+      throw new IndexOutOfBoundsException("probe row " + row + " outside [0, " + rowCount + ")");
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package io.rowmatch.core.table;
+
+/**
+ * Per-batch working arrays of a vectorized probe, grown to the largest batch seen. One per thread: a
+ * {@link GroupTable} owns one for interning; every {@link JoinProbe} brings its own, so probes of a finished
+ * join table can run concurrently. They are proportional to a batch, not to the table, so they live on the
+ * heap.
+ */
+final class ProbeScratch {
+  long[] hashes = new long[0];
+  int[] tags = new int[0];
+  int[] candRows = new int[0];
+  int[] candGroups = new int[0];
+  int[] candPositions = new int[0];
+  int[] pendRows = new int[0];
+  int[] pendPositions = new int[0];
+  boolean[] equal = new boolean[0];
+
+  void ensure(int rows) {
+    if (hashes.length >= rows) {
+      return;
+    }
+    int n = Math.max(rows, Math.min(Integer.MAX_VALUE - 8, hashes.length * 2));
+    hashes = new long[n];
+    tags = new int[n];
+    candRows = new int[n];
+    candGroups = new int[n];
+    candPositions = new int[n];
+    pendRows = new int[n];
+    pendPositions = new int[n];
+    equal = new boolean[n];
+  }
+}

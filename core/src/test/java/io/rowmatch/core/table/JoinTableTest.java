@@ -1,0 +1,323 @@
+package io.rowmatch.core.table;
+
+import io.rowmatch.core.testutil.KeyTypes;
+import io.rowmatch.core.testutil.RandomVectors;
+import io.rowmatch.core.testutil.RowReference;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+import java.util.function.LongUnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class JoinTableTest {
+  private BufferAllocator root;
+
+  @BeforeEach
+  void open() {
+    root = new RootAllocator();
+  }
+
+  @AfterEach
+  void closeRoot() {
+    root.close();
+  }
+
+  /** One output row of a join: probe (batch, row) or none, build row or none, encoded for sorting. */
+  private static String out(int probeBatch, int probeRow, int buildRow) {
+    return (probeRow < 0 ? "-" : probeBatch + ":" + probeRow) + "|" + (buildRow < 0 ? "-" : String.valueOf(buildRow));
+  }
+
+  private static final String[] JOINS = {"inner", "probeOuter", "buildOuter", "full", "semi", "anti"};
+
+  private void differential(List<Field> fields, boolean nullsEq, boolean nansEq, long seed, int domain,
+      int chunk, LongUnaryOperator hash) {
+    boolean[] nullsEqual = new boolean[fields.size()];
+    boolean[] nansEqual = new boolean[fields.size()];
+    Arrays.fill(nullsEqual, nullsEq);
+    Arrays.fill(nansEqual, nansEq);
+    Random rnd = new Random(seed);
+    RandomVectors gen = new RandomVectors(rnd, 0.15, domain);
+    List<List<FieldVector>> build = new ArrayList<>();
+    List<List<FieldVector>> probe = new ArrayList<>();
+    int[] buildSizes = {0, 65, 1, 200};
+    int[] probeSizes = {64, 0, 150, 1};
+    String what = fields + " nullsEqual=" + nullsEq + " nansEqual=" + nansEq + " seed=" + seed;
+    try (JoinTable table = new JoinTable(root, fields, nullsEqual, nansEqual, "j", hash)) {
+      List<List<Object>> buildKeys = new ArrayList<>();
+      for (int size : buildSizes) {
+        List<FieldVector> batch = new ArrayList<>();
+        for (Field f : fields) {
+          batch.add(gen.create(f, size, root));
+        }
+        build.add(batch);
+        assertEquals(buildKeys.size(), table.addBatch(batch, size), what);
+        for (int r = 0; r < size; r++) {
+          buildKeys.add(RowReference.key(batch, r, nullsEqual, nansEqual));
+        }
+      }
+      table.finish();
+      assertEquals(buildKeys.size(), table.buildRowCount());
+      @SuppressWarnings("unchecked")
+      TreeSet<String>[] want = new TreeSet[JOINS.length];
+      @SuppressWarnings("unchecked")
+      TreeSet<String>[] got = new TreeSet[JOINS.length];
+      for (int j = 0; j < JOINS.length; j++) {
+        want[j] = new TreeSet<>();
+        got[j] = new TreeSet<>();
+      }
+      boolean[] buildMatchedRef = new boolean[buildKeys.size()];
+      JoinProbe prober = table.newProbe();
+      int[] pr = new int[chunk];
+      int[] br = new int[chunk];
+      for (int pb = 0; pb < probeSizes.length; pb++) {
+        int size = probeSizes[pb];
+        List<FieldVector> batch = new ArrayList<>();
+        for (Field f : fields) {
+          batch.add(gen.create(f, size, root));
+        }
+        probe.add(batch);
+        // Reference: nested loops over boxed keys.
+        for (int p = 0; p < size; p++) {
+          List<Object> key = RowReference.key(batch, p, nullsEqual, nansEqual);
+          boolean any = false;
+          for (int b = 0; b < buildKeys.size(); b++) {
+            if (key.equals(buildKeys.get(b))) {
+              any = true;
+              buildMatchedRef[b] = true;
+              for (int j : new int[] {0, 1, 2, 3}) {
+                want[j].add(out(pb, p, b));
+              }
+            }
+          }
+          if (any) {
+            want[4].add(out(pb, p, -1));
+          } else {
+            want[1].add(out(pb, p, -1));
+            want[3].add(out(pb, p, -1));
+            want[5].add(out(pb, p, -1));
+          }
+        }
+        // Under test.
+        prober.lookup(batch, size);
+        int pairs = 0;
+        int n;
+        int lastProbe = -1;
+        while ((n = prober.nextPairs(pr, br)) > 0) {
+          assertTrue(n <= chunk);
+          for (int k = 0; k < n; k++) {
+            assertTrue(pr[k] >= lastProbe, "pairs come in probe-row order");
+            lastProbe = pr[k];
+            for (int j : new int[] {0, 1, 2, 3}) {
+              assertTrue(got[j].add(out(pb, pr[k], br[k])), "pair handed out twice");
+            }
+          }
+          pairs += n;
+        }
+        assertEquals(0, prober.nextPairs(pr, br));
+        int matchSum = 0;
+        for (int p = 0; p < size; p++) {
+          matchSum += prober.matchCount(p);
+          if (prober.hasMatch(p)) {
+            got[4].add(out(pb, p, -1));
+          } else {
+            assertEquals(0, prober.matchCount(p));
+            got[1].add(out(pb, p, -1));
+            got[3].add(out(pb, p, -1));
+            got[5].add(out(pb, p, -1));
+          }
+        }
+        assertEquals(pairs, matchSum, what);
+      }
+      for (int b = 0; b < buildKeys.size(); b++) {
+        assertEquals(buildMatchedRef[b], table.buildRowMatched(b), what + " build row " + b);
+        if (!buildMatchedRef[b]) {
+          want[2].add(out(0, -1, b));
+          want[3].add(out(0, -1, b));
+        }
+      }
+      int from = 0;
+      int n;
+      while ((n = table.unmatchedBuildRows(from, pr)) > 0) {
+        for (int k = 0; k < n; k++) {
+          got[2].add(out(0, -1, pr[k]));
+          got[3].add(out(0, -1, pr[k]));
+        }
+        from = pr[n - 1] + 1;
+      }
+      for (int j = 0; j < JOINS.length; j++) {
+        assertEquals(want[j], got[j], what + " join " + JOINS[j]);
+      }
+    } finally {
+      build.forEach(b -> b.forEach(FieldVector::close));
+      probe.forEach(b -> b.forEach(FieldVector::close));
+    }
+  }
+
+  @Test
+  void everyJoinTypeMatchesNestedLoopsForEveryKeyType() {
+    long seed = 500;
+    for (Field f : KeyTypes.all()) {
+      for (boolean nullsEq : new boolean[] {true, false}) {
+        for (boolean nansEq : new boolean[] {true, false}) {
+          differential(List.of(f), nullsEq, nansEq, seed++, 5, 7, null);
+          differential(List.of(f), nullsEq, nansEq, seed++, 30, 1000, null);
+        }
+      }
+    }
+  }
+
+  @Test
+  void multiColumnKeysAndForcedCollisions() {
+    List<Field> types = KeyTypes.all();
+    Random pick = new Random(9);
+    for (int trial = 0; trial < 30; trial++) {
+      List<Field> fields = new ArrayList<>();
+      int n = 2 + pick.nextInt(2);
+      for (int c = 0; c < n; c++) {
+        fields.add(types.get(pick.nextInt(types.size())));
+      }
+      LongUnaryOperator hash = trial % 3 == 0 ? h -> 0L : trial % 3 == 1 ? h -> h & 7 : null;
+      differential(fields, pick.nextBoolean(), pick.nextBoolean(), 2000 + trial, 4 + pick.nextInt(4),
+          1 + pick.nextInt(50), hash);
+    }
+  }
+
+  @Test
+  void uniqueBuildKeys() {
+    // Keys from a huge domain are (almost surely) unique; with nulls never equal, null rows are unique too.
+    for (int seed = 0; seed < 6; seed++) {
+      differential(List.of(KeyTypes.bigint("k")), false, false, 3000 + seed, 1_000_000, 13, null);
+      differential(List.of(KeyTypes.bigint("k"), KeyTypes.utf8("s")), false, true, 3100 + seed, 1_000_000, 5,
+          h -> h & 15);
+    }
+    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+        new boolean[] {false}, "u"); BigIntVector b = longs(3, 1, 2); BigIntVector p = longs(2, 2, 9, 3)) {
+      t.addBatch(List.of(b), 3);
+      t.finish();
+      assertEquals(3, t.distinctKeyCount());
+      JoinProbe probe = t.newProbe();
+      probe.lookup(List.of(p), 4);
+      int[] pr = new int[10];
+      int[] br = new int[10];
+      assertEquals(3, probe.nextPairs(pr, br));
+      assertEquals(List.of(0, 1, 3), List.of(pr[0], pr[1], pr[2]));
+      assertEquals(List.of(2, 2, 0), List.of(br[0], br[1], br[2]));
+      assertEquals(1, t.unmatchedBuildRows(0, br));
+      assertEquals(1, br[0]);
+    }
+  }
+
+  private BigIntVector longs(long... values) {
+    BigIntVector v = new BigIntVector("x", root);
+    v.allocateNew(values.length);
+    for (int i = 0; i < values.length; i++) {
+      v.set(i, values[i]);
+    }
+    v.setValueCount(values.length);
+    return v;
+  }
+
+  @Test
+  void hugeMatchCountsStreamInBoundedChunks() {
+    int n = 200_000;
+    long[] same = new long[n];
+    Arrays.fill(same, 5);
+    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+        new boolean[] {false}, "big"); BigIntVector b = longs(same); BigIntVector p = longs(5, 6, 5)) {
+      t.addBatch(List.of(b), n);
+      t.finish();
+      assertEquals(1, t.distinctKeyCount());
+      JoinProbe probe = t.newProbe();
+      probe.lookup(List.of(p), 3);
+      assertEquals(n, probe.matchCount(0));
+      assertFalse(probe.hasMatch(1));
+      int[] pr = new int[4096];
+      int[] br = new int[4096];
+      long total = 0;
+      int expectRow = 0;
+      int expectBuild = 0;
+      int c;
+      while ((c = probe.nextPairs(pr, br)) > 0) {
+        for (int k = 0; k < c; k++) {
+          assertEquals(expectRow, pr[k]);
+          assertEquals(expectBuild, br[k]);
+          expectBuild++;
+          if (expectBuild == n) {
+            expectBuild = 0;
+            expectRow = 2;
+          }
+        }
+        total += c;
+      }
+      assertEquals(2L * n, total);
+      assertEquals(0, t.unmatchedBuildRows(0, pr));
+    }
+  }
+
+  @Test
+  void misuseAndBadInput() {
+    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {true},
+        new boolean[] {true}, "m"); BigIntVector b = longs(1, 2); IntVector wrong = new IntVector("w", root)) {
+      wrong.allocateNew(1);
+      wrong.setValueCount(1);
+      assertThrows(IllegalStateException.class, t::newProbe);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> t.addBatch(List.of(wrong), 1));
+      assertTrue(e.getMessage().contains("key column 0"), e.getMessage());
+      t.addBatch(List.of(b), 2);
+      t.finish();
+      assertThrows(IllegalStateException.class, () -> t.addBatch(List.of(b), 2));
+      JoinProbe p = t.newProbe();
+      assertThrows(IllegalArgumentException.class, () -> p.lookup(List.of(wrong), 1));
+      assertThrows(IllegalArgumentException.class, () -> p.lookup(List.of(b, b), 1));
+      p.lookup(List.of(b), 2);
+      assertThrows(IndexOutOfBoundsException.class, () -> p.hasMatch(2));
+      assertTrue(p.hasMatch(1));
+    }
+  }
+
+  @Test
+  void memoryLimitGivesAClearErrorAndClosesCleanly() {
+    try (BufferAllocator limited = root.newChildAllocator("join-task", 0, 200_000)) {
+      JoinTable t = new JoinTable(limited, List.of(KeyTypes.bigint("k")), new boolean[] {true},
+          new boolean[] {true}, "build-side");
+      TableMemoryException e = null;
+      long next = 0;
+      try {
+        for (int batch = 0; batch < 1000; batch++) {
+          long[] vals = new long[4096];
+          for (int i = 0; i < vals.length; i++) {
+            vals[i] = next++;
+          }
+          try (BigIntVector v = longs(vals)) {
+            t.addBatch(List.of(v), vals.length);
+          }
+        }
+      } catch (TableMemoryException ex) {
+        e = ex;
+      }
+      assertTrue(e != null, "the limit was never reached");
+      String m = e.getMessage();
+      assertTrue(m.contains("JoinTable 'build-side'") && m.contains("200000") && m.contains("build rows"), m);
+      assertThrows(IllegalStateException.class, t::finish);
+      t.close();
+      assertEquals(0, limited.getAllocatedMemory());
+    }
+  }
+}
