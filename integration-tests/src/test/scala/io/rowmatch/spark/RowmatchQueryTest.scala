@@ -100,11 +100,19 @@ trait RowmatchQueryTest extends AnyFunSuite with BeforeAndAfterAll with BeforeAn
 }
 
 object RowComparison {
-  private def sortKey(r: Row): String = r.toSeq.map {
-    case d: Double => "D"
-    case f: Float => "F"
-    case other => String.valueOf(other)
-  }.mkString("|") + "#" + r.toString
+  /** Floating values last (a tolerance may apply to them), byte arrays by content, not identity. */
+  private def sortKey(r: Row): String = {
+    def render(v: Any): String = v match {
+      case b: Array[Byte] => b.mkString("bytes[", ",", "]")
+      case r: Row => r.toSeq.map(render).mkString("{", ",", "}")
+      case s: scala.collection.Seq[_] => s.map(render).mkString("[", ",", "]")
+      case other => String.valueOf(other)
+    }
+    r.toSeq.map {
+      case _: Double | _: Float => "~"
+      case other => render(other)
+    }.mkString("|") + "#" + r.toSeq.map(render).mkString("|")
+  }
 
   def assertSameRows(expected: Seq[Row], actual: Seq[Row], ordered: Boolean, tolerance: Double,
       context: String): Unit = {
