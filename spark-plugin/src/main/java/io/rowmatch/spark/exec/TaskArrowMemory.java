@@ -45,6 +45,15 @@ public final class TaskArrowMemory {
     return BY_TASK.size();
   }
 
+  /** Bytes currently held from Spark's Arrow root allocator (ours and Spark's own Arrow users). */
+  public static long rootAllocatedBytes() {
+    return ArrowUtils.rootAllocator().getAllocatedMemory();
+  }
+
+  public static String rootDescription() {
+    return ArrowUtils.rootAllocator().toVerboseString();
+  }
+
   /** The error a user sees when a task needs more than the limit: it names the setting to raise. */
   public static RuntimeException outOfMemory(String operator, long limitBytes, OutOfMemoryException cause) {
     return new RowmatchMemoryException(operator + " needs more Arrow memory than " + RowmatchConf.MEMORY_LIMIT
