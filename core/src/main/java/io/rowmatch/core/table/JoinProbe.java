@@ -17,6 +17,9 @@ public final class JoinProbe {
   private final JoinTable table;
   private final ProbeScratch scratch = new ProbeScratch();
   private int[] groupOf = new int[0];
+  /** Per probe row: its matches are build rows at group-layout indices [matchStart, matchEnd). */
+  private int[] matchStart = new int[0];
+  private int[] matchEnd = new int[0];
   private int rowCount;
   /** Pair cursor: the probe row being emitted and the next index into its group's build rows. */
   private int cursorRow;
@@ -35,14 +38,23 @@ public final class JoinProbe {
   public void lookup(List<? extends ValueVector> probeKeys, int rowCount) {
     table.checkFinished();
     if (groupOf.length < rowCount) {
-      groupOf = new int[Math.max(rowCount, Math.min(Integer.MAX_VALUE - 8, groupOf.length * 2))];
+      int n = Math.max(rowCount, Math.min(Integer.MAX_VALUE - 8, groupOf.length * 2));
+      groupOf = new int[n];
+      matchStart = new int[n];
+      matchEnd = new int[n];
     }
     table.keys().lookup(probeKeys, rowCount, groupOf, scratch);
     this.rowCount = rowCount;
+    // One pass of independent random reads (matched flags, group ranges), which the CPU overlaps well.
     for (int i = 0; i < rowCount; i++) {
       int g = groupOf[i];
       if (g >= 0) {
         table.markMatched(g);
+        matchStart[i] = table.groupStart(g);
+        matchEnd[i] = table.groupStart(g + 1);
+      } else {
+        matchStart[i] = 0;
+        matchEnd[i] = 0;
       }
     }
     cursorRow = -1;
@@ -63,8 +75,7 @@ public final class JoinProbe {
   /** How many build rows probe row {@code row} matches. */
   public int matchCount(int row) {
     checkRow(row);
-    int g = groupOf[row];
-    return g < 0 ? 0 : table.groupStart(g + 1) - table.groupStart(g);
+    return matchEnd[row] - matchStart[row];
   }
 
   /**
@@ -92,9 +103,8 @@ public final class JoinProbe {
           cursorRow = rowCount - 1;
           break;
         }
-        int g = groupOf[r];
-        cursorIndex = table.groupStart(g);
-        cursorEnd = table.groupStart(g + 1);
+        cursorIndex = matchStart[r];
+        cursorEnd = matchEnd[r];
       }
       int take = Math.min(limit - n, cursorEnd - cursorIndex);
       int row = cursorRow;

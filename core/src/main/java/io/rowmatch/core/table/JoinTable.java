@@ -45,8 +45,15 @@ public final class JoinTable implements AutoCloseable {
   private final String name;
   private final BufferAllocator allocator;
   private final GroupTable keys;
-  /** Per build row: its key's group id. */
-  private final ArrowInts groupOfRow;
+  /** Per build row: its key's group id (freed at finish when every build key is unique). */
+  private ArrowInts groupOfRow;
+  private int buildRows;
+  /**
+   * After finish: every build row has its own key group. Groups are numbered in order of first appearance,
+   * so then group id == build row id and the per-row layout below is not needed (the common primary-key
+   * build side: one memory access less per match, 8 bytes less per row).
+   */
+  private boolean uniqueKeys;
   /** After finish: build rows ordered by group; group g's rows are rowsByGroup[groupStart[g] .. groupStart[g+1]). */
   private ArrowInts rowsByGroup;
   private ArrowInts groupStart;
@@ -101,7 +108,7 @@ public final class JoinTable implements AutoCloseable {
     if (finished) {
       throw new IllegalStateException("JoinTable '" + name + "' is finished; no more build batches");
     }
-    int first = groupOfRow.size();
+    int first = buildRows;
     if ((long) first + rowCount > Integer.MAX_VALUE - 8) {
       throw new IllegalStateException("JoinTable '" + name + "' would hold more than " + (Integer.MAX_VALUE - 8)
           + " build rows");
@@ -113,9 +120,10 @@ public final class JoinTable implements AutoCloseable {
     try {
       keys.intern(batchKeys, rowCount, groupScratch, firstScratch);
       groupOfRow.append(groupScratch, rowCount);
+      buildRows += rowCount;
     } catch (OutOfMemoryException e) {
       brokenBy = "ran out of memory";
-      throw TableMemoryException.of("JoinTable", name, allocator, groupOfRow.size(), "build rows", e);
+      throw TableMemoryException.of("JoinTable", name, allocator, buildRows, "build rows", e);
     }
     return first;
   }
@@ -127,8 +135,17 @@ public final class JoinTable implements AutoCloseable {
       return;
     }
     int groups = keys.groupCount();
-    int rows = groupOfRow.size();
+    int rows = buildRows;
     try {
+      matched = allocator.buffer(Math.max(1, groups));
+      matched.setZero(0, matched.capacity());
+      if (groups == rows) {
+        uniqueKeys = true;
+        groupOfRow.close();
+        groupOfRow = null;
+        finished = true;
+        return;
+      }
       groupStart = new ArrowInts(allocator, groups + 1);
       groupStart.resize(groups + 1);
       groupStart.fill(0);
@@ -154,8 +171,6 @@ public final class JoinTable implements AutoCloseable {
           cursor.set(g, at + 1);
         }
       }
-      matched = allocator.buffer(Math.max(1, groups));
-      matched.setZero(0, matched.capacity());
     } catch (OutOfMemoryException e) {
       brokenBy = "ran out of memory";
       throw TableMemoryException.of("JoinTable", name, allocator, rows, "build rows", e);
@@ -175,7 +190,7 @@ public final class JoinTable implements AutoCloseable {
   }
 
   public int buildRowCount() {
-    return groupOfRow.size();
+    return buildRows;
   }
 
   /** Distinct build keys (build rows that can never match each count as their own key). */
@@ -187,7 +202,7 @@ public final class JoinTable implements AutoCloseable {
   public boolean buildRowMatched(int buildRow) {
     checkFinished();
     checkBuildRow(buildRow);
-    return MemoryUtil.getByte(matched.memoryAddress() + groupOfRow.get(buildRow)) != 0;
+    return MemoryUtil.getByte(matched.memoryAddress() + groupOfRow(buildRow)) != 0;
   }
 
   /**
@@ -199,11 +214,11 @@ public final class JoinTable implements AutoCloseable {
     if (fromRow < 0) {
       throw new IndexOutOfBoundsException("fromRow " + fromRow + " is negative");
     }
-    int rows = groupOfRow.size();
+    int rows = buildRows;
     long m = matched.memoryAddress();
     int n = 0;
     for (int r = fromRow; r < rows && n < out.length; r++) {
-      if (MemoryUtil.getByte(m + groupOfRow.get(r)) == 0) {
+      if (MemoryUtil.getByte(m + groupOfRow(r)) == 0) {
         out[n++] = r;
       }
     }
@@ -229,12 +244,17 @@ public final class JoinTable implements AutoCloseable {
     return keys;
   }
 
+  private int groupOfRow(int row) {
+    return uniqueKeys ? row : groupOfRow.get(row);
+  }
+
+  /** Group g's build rows are rowByGroupIndex(i) for groupStart(g) <= i < groupStart(g + 1). */
   int groupStart(int group) {
-    return groupStart.get(group);
+    return uniqueKeys ? group : groupStart.get(group);
   }
 
   int rowByGroupIndex(int index) {
-    return rowsByGroup.get(index);
+    return uniqueKeys ? index : rowsByGroup.get(index);
   }
 
   void markMatched(int group) {
@@ -249,8 +269,8 @@ public final class JoinTable implements AutoCloseable {
   }
 
   private void checkBuildRow(int row) {
-    if (row < 0 || row >= groupOfRow.size()) {
-      throw new IndexOutOfBoundsException("build row " + row + " outside [0, " + groupOfRow.size() + ")");
+    if (row < 0 || row >= buildRows) {
+      throw new IndexOutOfBoundsException("build row " + row + " outside [0, " + buildRows + ")");
     }
   }
 
@@ -270,7 +290,9 @@ public final class JoinTable implements AutoCloseable {
     }
     closed = true;
     keys.close();
-    groupOfRow.close();
+    if (groupOfRow != null) {
+      groupOfRow.close();
+    }
     if (rowsByGroup != null) {
       rowsByGroup.close();
     }

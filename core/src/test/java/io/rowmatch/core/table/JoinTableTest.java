@@ -198,6 +198,31 @@ class JoinTableTest {
     }
   }
 
+  @Test
+  void uniqueBuildKeys() {
+    // Keys from a huge domain are (almost surely) unique; with nulls never equal, null rows are unique too.
+    for (int seed = 0; seed < 6; seed++) {
+      differential(List.of(KeyTypes.bigint("k")), false, false, 3000 + seed, 1_000_000, 13, null);
+      differential(List.of(KeyTypes.bigint("k"), KeyTypes.utf8("s")), false, true, 3100 + seed, 1_000_000, 5,
+          h -> h & 15);
+    }
+    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+        new boolean[] {false}, "u"); BigIntVector b = longs(3, 1, 2); BigIntVector p = longs(2, 2, 9, 3)) {
+      t.addBatch(List.of(b), 3);
+      t.finish();
+      assertEquals(3, t.distinctKeyCount());
+      JoinProbe probe = t.newProbe();
+      probe.lookup(List.of(p), 4);
+      int[] pr = new int[10];
+      int[] br = new int[10];
+      assertEquals(3, probe.nextPairs(pr, br));
+      assertEquals(List.of(0, 1, 3), List.of(pr[0], pr[1], pr[2]));
+      assertEquals(List.of(2, 2, 0), List.of(br[0], br[1], br[2]));
+      assertEquals(1, t.unmatchedBuildRows(0, br));
+      assertEquals(1, br[0]);
+    }
+  }
+
   private BigIntVector longs(long... values) {
     BigIntVector v = new BigIntVector("x", root);
     v.allocateNew(values.length);
