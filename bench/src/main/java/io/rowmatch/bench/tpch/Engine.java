@@ -79,7 +79,7 @@ public enum Engine {
     settings.put("spark.memory.offHeap.size", COMET_OFF_HEAP_SIZE);
     settings.put("spark.comet.enabled", "true");
     settings.put("spark.comet.exec.enabled", "true");
-    settings.put("spark.comet.exec.shuffle.enabled", "true");
+    settings.put("spark.comet.shuffle.enabled", "true");
     return settings;
   }
 }

@@ -55,6 +55,11 @@ public final class PlanInspector {
     return new Inspection(operators, reasons);
   }
 
+  /** Every operator that ran, by name (e.g. to check which join strategy Spark used). */
+  public static Map<String, Integer> allOperators(SparkPlan executedPlan) {
+    return inspect(executedPlan, "").operators();
+  }
+
   private static void visit(SparkPlan plan, String prefix, Map<String, Integer> operators, List<String> reasons) {
     if (plan instanceof AdaptiveSparkPlanExec adaptive) {
       visit(adaptive.finalPhysicalPlan(), prefix, operators, reasons);

@@ -1,6 +1,7 @@
 package io.rowmatch.bench.tpch;
 
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -8,10 +9,11 @@ import org.apache.spark.sql.execution.SparkPlan;
 
 /**
  * One execution of a TPC-H query on a session: its wall time (all statements, answer collected to the
- * driver), its answer as text, and what ran (the engine's operators, fallback reasons, the final plan).
+ * driver), its answer as text, and what ran: the engine's operators and fallback reasons ({@code inspection}),
+ * every operator by name ({@code operators}, e.g. the join strategy) and the final plan's text.
  */
-public record QueryRun(
-    TpchQuery query, double millis, ResultTable answer, PlanInspector.Inspection inspection, String plan) {
+public record QueryRun(TpchQuery query, double millis, ResultTable answer, PlanInspector.Inspection inspection,
+    Map<String, Integer> operators, String plan) {
 
   public static QueryRun execute(SparkSession spark, TpchQuery query, String operatorPrefix) {
     long start = System.nanoTime();
@@ -24,6 +26,6 @@ public record QueryRun(
     double millis = (System.nanoTime() - start) / 1e6;
     SparkPlan executed = frame.queryExecution().executedPlan();
     return new QueryRun(query, millis, SparkResults.of(frame, rows, query.name()),
-        PlanInspector.inspect(executed, operatorPrefix), executed.toString());
+        PlanInspector.inspect(executed, operatorPrefix), PlanInspector.allOperators(executed), executed.toString());
   }
 }
