@@ -44,7 +44,7 @@ public final class SvgBarChart {
       double y = TOP + PLOT_HEIGHT - PLOT_HEIGHT * tick / 4.0;
       svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>"
           + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
-          LEFT, y, width - 20, y, LEFT - 4, y + 4, trim(value)));
+          LEFT, y, width - 20, y, LEFT - 4, y + 4, tick(value)));
     }
     svg.append(String.format(Locale.ROOT,
         "<text transform=\"translate(14,%d) rotate(-90)\" text-anchor=\"middle\">%s</text>%n",
@@ -81,6 +81,11 @@ public final class SvgBarChart {
       }
     }
     return 10 * power;
+  }
+
+  /** Axis labels: as few digits as the value needs (0, 12.5, 25). */
+  static String tick(double value) {
+    return java.math.BigDecimal.valueOf(value).round(new java.math.MathContext(3)).stripTrailingZeros().toPlainString();
   }
 
   private static String trim(double value) {

@@ -19,6 +19,14 @@ class SvgBarChartTest {
   }
 
   @Test
+  void tickLabelsUseTheDigitsTheyNeed() {
+    assertEquals("0", SvgBarChart.tick(0));
+    assertEquals("12.5", SvgBarChart.tick(12.5));
+    assertEquals("50", SvgBarChart.tick(50));
+    assertEquals("0.25", SvgBarChart.tick(0.25));
+  }
+
+  @Test
   void rendersWellFormedSvgWithOneBarPerValue() throws Exception {
     String svg = SvgBarChart.render("a < b & c", "seconds", List.of("q1", "q2"), List.of("vanilla", "rowmatch"),
         List.of(new double[] {1.5, 1.0}, new double[] {2.0, Double.NaN}));
