@@ -1,0 +1,219 @@
+package io.rowmatch.spark
+
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.functions._
+import org.apache.spark.sql.types._
+
+import scala.jdk.CollectionConverters._
+
+class AggregateSuite extends RowmatchQueryTest {
+
+  private def frame(schema: StructType, rows: Seq[Row], partitions: Int = 3): DataFrame =
+    spark.createDataFrame(rows.asJava, schema).repartition(partitions)
+
+  private lazy val mixedSchema = StructType(Seq(
+    StructField("i", IntegerType), StructField("l", LongType), StructField("d", DoubleType),
+    StructField("s", StringType), StructField("b", BooleanType)))
+
+  /** 500 rows with nulls, repeats, NaN and signed zeros in d, multibyte and empty strings. */
+  private lazy val mixedRows: Seq[Row] = {
+    val rnd = new scala.util.Random(42)
+    val strings = Seq("a", "b", "", "ünï", "日本", "ab", null)
+    val doubles = Seq(0.0, -0.0, Double.NaN, java.lang.Double.longBitsToDouble(0x7ff8000000000123L), 1.5,
+      -2.25, Double.PositiveInfinity, null)
+    (0 until 500).map { _ =>
+      Row(
+        if (rnd.nextInt(10) == 0) null else rnd.nextInt(7) - 3,
+        if (rnd.nextInt(10) == 0) null else rnd.nextLong() % 1000,
+        doubles(rnd.nextInt(doubles.size)),
+        strings(rnd.nextInt(strings.size)),
+        if (rnd.nextInt(5) == 0) null else rnd.nextBoolean())
+    }
+  }
+
+  private def mixed: DataFrame = frame(mixedSchema, mixedRows)
+
+  test("distinct on several columns with nulls") {
+    checkAnswerAndOperator(mixed.select("i", "s", "b").distinct(), minOperators = 2)
+  }
+
+  test("distinct on a double key: NaN payloads, -0.0 and 0.0, null group like Spark") {
+    val rows = checkAnswerAndOperator(mixed.select("d").distinct(), minOperators = 2)
+    // 0.0/-0.0 one group, both NaNs one group, 1.5, -2.25, Infinity, null
+    assert(rows.size == 6)
+  }
+
+  test("group by double key with functions") {
+    checkAnswerAndOperator(
+      mixed.groupBy("d").agg(count("*"), count("i"), sum("l"), min("i"), max("l"), avg("i")),
+      minOperators = 2)
+  }
+
+  test("count, sum, avg, min, max on int, long and double with nulls") {
+    checkAnswerAndOperator(
+      mixed.groupBy("s").agg(count("*"), count("l"), expr("count(i, l)"), sum("i"), sum("l"), sum("d"),
+        avg("i"), avg("l"), avg("d"), min("i"), max("i"), min("l"), max("l"), min("d"), max("d")),
+      minOperators = 2, tolerance = 1e-12)
+  }
+
+  test("global aggregate (no keys)") {
+    checkAnswerAndOperator(mixed.agg(count("*"), sum("l"), min("d"), max("i"), avg("l")), minOperators = 2,
+      tolerance = 1e-12)
+  }
+
+  test("empty input: grouped gives no rows, global gives one row") {
+    // AQE would otherwise replace the final stage over an empty shuffle by an empty relation.
+    withConf("spark.sql.adaptive.optimizer.excludedRules" ->
+        "org.apache.spark.sql.execution.adaptive.AQEPropagateEmptyRelation") {
+    // A filter nothing passes, evaluated at run time (a local relation would be folded away).
+    val empty = spark.range(0, 50, 1, 3).filter("id < 0")
+      .selectExpr("cast(id as int) i", "id as l", "cast(id as double) d", "cast(id as string) s")
+    assert(checkAnswerAndOperator(empty.groupBy("s").agg(count("*"), sum("l")), minOperators = 2).isEmpty)
+    val global = checkAnswerAndOperator(empty.agg(count("*"), sum("l"), avg("d"), min("i")), minOperators = 2)
+    assert(global == Seq(Row(0L, null, null, null)))
+    assert(checkAnswerAndOperator(empty.select("i", "s").distinct(), minOperators = 2).isEmpty)
+    }
+  }
+
+  test("one group and all-distinct groups") {
+    val same = frame(StructType(Seq(StructField("k", IntegerType), StructField("v", LongType))),
+      (0 until 300).map(i => Row(7, i.toLong)))
+    val one = checkAnswerAndOperator(same.groupBy("k").agg(count("*"), sum("v")), exactOperators = Some(2))
+    assert(one == Seq(Row(7, 300L, 44850L)))
+    val ids = spark.range(0, 3000, 1, 3).withColumn("v", col("id") * 2)
+    val all = checkAnswerAndOperator(ids.groupBy("id").agg(sum("v"), count("*")), exactOperators = Some(2))
+    assert(all.size == 3000)
+  }
+
+  test("mixed plan: a vanilla partial stage feeds a Rowmatch final stage through Spark's buffers") {
+    // Spark groups by the literal 1 in the partial stage (a key we do not take), the final sees a column.
+    val df = () => mixed.withColumn("k", lit(1)).groupBy("k").agg(count("*"), sum("l"), avg("d"), min("i"),
+      first("s"))
+    val rows = checkAnswerAndOperator(df().drop("first(s)"), exactOperators = Some(1), tolerance = 1e-12)
+    assert(rows.size == 1)
+    val withFirst = withConf("spark.rowmatch.enabled" -> "true")(df())
+    withFirst.collect()
+    assert(fallbackReasons(withFirst).exists(_.contains("group key 1 is an expression")), fallbackReasons(withFirst))
+  }
+
+  test("count(distinct x)") {
+    checkAnswerAndOperator(mixed.groupBy("s").agg(countDistinct("i")), minOperators = 2)
+    checkAnswerAndOperator(mixed.agg(countDistinct("i", "b")), minOperators = 2)
+  }
+
+  test("dropDuplicates on a subset of columns: keys unique, each output row is an input row") {
+    val out = checkAnswerAndOperator(mixed.coalesce(1).dropDuplicates("i", "b"), minOperators = 1)
+    val keys = out.map(r => (r.get(0), r.get(4)))
+    assert(keys.distinct.size == keys.size)
+    val input = mixedRows.map(_.toSeq.map(String.valueOf)).toSet
+    assert(out.forall(r => input.contains(r.toSeq.map(String.valueOf))))
+    // The same over several partitions: which row is first depends on the shuffle, so check the property only.
+    val spread = withConf("spark.rowmatch.enabled" -> "true") {
+      val df = mixed.dropDuplicates("s")
+      assert(rowmatchAggregates(df) >= 1, df.queryExecution.executedPlan.treeString)
+      df.collect().toSeq
+    }
+    assert(spread.map(_.get(3)).distinct.size == spread.size)
+    assert(spread.size == mixedRows.map(_.get(3)).distinct.size)
+    assert(spread.forall(r => input.contains(r.toSeq.map(String.valueOf))))
+  }
+
+  test("first and first(ignoreNulls) against a reference over one ordered partition") {
+    // Spark's first() depends on row order; over one partition in input order it is defined, so compare
+    // with a direct computation (vanilla Spark sorts before its sort aggregate, which may reorder ties).
+    val df = spark.createDataFrame(mixedRows.asJava, mixedSchema).coalesce(1)
+      .groupBy("b").agg(first("s"), first("s", ignoreNulls = true), first("d"), first("l", ignoreNulls = true))
+    val actual = withConf("spark.rowmatch.enabled" -> "true") {
+      val rows = df.collect().toSeq
+      assert(rowmatchAggregates(df) >= 1, df.queryExecution.executedPlan.treeString)
+      rows
+    }
+    val expected = mixedRows.groupBy(_.get(4)).map { case (b, rs) =>
+      Row(b, rs.head.get(3), rs.map(_.get(3)).find(_ != null).orNull, rs.head.get(2),
+        rs.map(_.get(1)).find(_ != null).orNull)
+    }.toSeq
+    RowComparison.assertSameRows(expected, actual, ordered = false, tolerance = 0.0, context = "")
+  }
+
+  test("sum of bigint: overflow raises under ANSI and wraps when ANSI is off") {
+    val big = frame(StructType(Seq(StructField("k", IntegerType), StructField("v", LongType))),
+      Seq(Row(1, Long.MaxValue), Row(1, 1L), Row(2, 5L), Row(2, null)), partitions = 1)
+    withConf("spark.sql.ansi.enabled" -> "true") {
+      val vanilla = withConf("spark.rowmatch.enabled" -> "false") {
+        intercept[Exception](big.groupBy("k").agg(sum("v")).collect())
+      }
+      val ours = withConf("spark.rowmatch.enabled" -> "true") {
+        intercept[Exception](big.groupBy("k").agg(sum("v")).collect())
+      }
+      assert(String.valueOf(vanilla.getMessage).contains("ARITHMETIC_OVERFLOW"))
+      assert(String.valueOf(ours.getMessage).contains("ARITHMETIC_OVERFLOW"), ours)
+    }
+    withConf("spark.sql.ansi.enabled" -> "false") {
+      val rows = checkAnswerAndOperator(big.groupBy("k").agg(sum("v")), minOperators = 2)
+      assert(rows.toSet == Set(Row(1, Long.MinValue), Row(2, 5L)))
+    }
+  }
+
+  test("vectorized Parquet input (OnHeapColumnVector batches) converts to Arrow") {
+    val dir = java.nio.file.Files.createTempDirectory("rowmatch-parquet").toFile
+    try {
+      mixed.write.mode("overwrite").parquet(dir.getAbsolutePath)
+      checkAnswerAndOperator(spark.read.parquet(dir.getAbsolutePath).groupBy("i", "s").agg(count("*"), sum("l")),
+        minOperators = 2)
+    } finally {
+      org.apache.commons.io.FileUtils.deleteDirectory(dir)
+    }
+  }
+
+  test("unsupported function falls back with its reason; the rest of the plan still runs") {
+    withConf("spark.rowmatch.explainFallback" -> "true") {
+      val query = () => mixed.groupBy("s").agg(stddev("l"))
+      val expected = withConf("spark.rowmatch.enabled" -> "false")(query().collect().toSeq)
+      val df = query()
+      val actual = df.collect().toSeq
+      RowComparison.assertSameRows(expected, actual, ordered = false, tolerance = 1e-12, context = "")
+      assert(rowmatchAggregates(df) == 0)
+      val reasons = fallbackReasons(df)
+      assert(reasons.exists(_.contains("aggregate function stddev is not supported")), reasons)
+    }
+  }
+
+  test("decimal sum falls back with a reason and gives Spark's answer") {
+    val dec = frame(StructType(Seq(StructField("k", IntegerType), StructField("v", DecimalType(12, 2)))),
+      Seq(Row(1, new java.math.BigDecimal("1.25")), Row(1, null), Row(2, new java.math.BigDecimal("-3.50"))))
+    val df = withConf("spark.rowmatch.enabled" -> "true")(dec.groupBy("k").agg(sum("v")))
+    df.collect()
+    assert(fallbackReasons(df).exists(_.contains("sum over decimal(12,2) is not supported")), fallbackReasons(df))
+  }
+
+  test("plugin settings switch replacement off per kind") {
+    withConf("spark.rowmatch.aggregate.enabled" -> "false") {
+      val df = mixed.groupBy("s").agg(sum("l"))
+      df.collect()
+      assert(rowmatchAggregates(df) == 0)
+      assert(fallbackReasons(df).exists(_.contains("spark.rowmatch.aggregate.enabled=false")))
+      val dedup = mixed.select("s").distinct()
+      dedup.collect()
+      assert(rowmatchAggregates(dedup) >= 1)
+    }
+    withConf("spark.rowmatch.dedup.enabled" -> "false") {
+      val dedup = mixed.select("s").distinct()
+      dedup.collect()
+      assert(rowmatchAggregates(dedup) == 0)
+    }
+  }
+
+  test("running out of spark.rowmatch.memory.limit is a clear error") {
+    withConf("spark.rowmatch.memory.limit" -> "64k") {
+      val e = intercept[Exception](spark.range(0, 200000, 1, 2).selectExpr("id", "cast(id as string) s")
+        .select("s").distinct().collect())
+      var c: Throwable = e
+      var found = false
+      while (c != null && !found) {
+        found = String.valueOf(c.getMessage).contains("spark.rowmatch.memory.limit")
+        c = c.getCause
+      }
+      assert(found, e)
+    }
+  }
+}

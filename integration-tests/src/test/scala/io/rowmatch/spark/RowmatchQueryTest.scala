@@ -1,0 +1,149 @@
+package io.rowmatch.spark
+
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
+import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach}
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.rowmatch.spark.exec.TaskArrowMemory
+import io.rowmatch.spark.rules.FallbackReasons
+
+/**
+ * Differential checks against vanilla Spark: every query runs with the plugin off and on in the same
+ * session; results must be equal (order ignored unless asked; a relative tolerance on floating columns
+ * only when asked, for sums whose order Spark itself does not fix), and the plan that ran must contain the
+ * expected Rowmatch operators. After every test no task allocator is open and Spark's Arrow root holds no
+ * memory: a leaked buffer fails the test.
+ */
+trait RowmatchQueryTest extends AnyFunSuite with BeforeAndAfterAll with BeforeAndAfterEach {
+
+  protected lazy val spark: SparkSession = SparkSession.builder()
+    .master("local[2]")
+    .appName(getClass.getSimpleName)
+    .config("spark.sql.extensions", "io.rowmatch.spark.RowmatchExtensions")
+    .config("spark.sql.shuffle.partitions", "4")
+    .config("spark.ui.enabled", "false")
+    .config("spark.sql.adaptive.enabled", "true")
+    .config("spark.rowmatch.batchSize", "64") // small batches: many batches and group growth per partition
+    .getOrCreate()
+
+  override protected def afterAll(): Unit = {
+    try spark.stop() finally super.afterAll()
+  }
+
+  override protected def afterEach(): Unit = {
+    try {
+      assert(TaskArrowMemory.openAllocators() == 0, "a Rowmatch task allocator was left open")
+      assert(TaskArrowMemory.rootAllocatedBytes() == 0,
+        s"Arrow memory leaked: ${TaskArrowMemory.rootDescription()}")
+    } finally super.afterEach()
+  }
+
+  protected def withConf[T](pairs: (String, String)*)(f: => T): T = {
+    val conf = spark.conf
+    val old = pairs.map { case (k, _) => k -> conf.getOption(k) }
+    pairs.foreach { case (k, v) => conf.set(k, v) }
+    try f finally old.foreach {
+      case (k, Some(v)) => conf.set(k, v)
+      case (k, None) => conf.unset(k)
+    }
+  }
+
+  /** The plan that actually ran (AQE's final plan, stages unwrapped), as a flat list of nodes. */
+  protected def executedNodes(df: DataFrame): Seq[SparkPlan] = {
+    def flatten(p: SparkPlan): Seq[SparkPlan] = p match {
+      case a: AdaptiveSparkPlanExec => flatten(a.executedPlan)
+      case q: QueryStageExec => flatten(q.plan)
+      case other => other +: other.children.flatMap(flatten)
+    }
+    flatten(df.queryExecution.executedPlan)
+  }
+
+  protected def rowmatchAggregates(df: DataFrame): Int =
+    executedNodes(df).count(_.nodeName == "RowmatchHashAggregate")
+
+  protected def fallbackReasons(df: DataFrame): Seq[String] = {
+    import scala.jdk.CollectionConverters._
+    FallbackReasons.collect(df.queryExecution.executedPlan).asScala.toSeq
+  }
+
+  /**
+   * Runs `query` with the plugin off and on, compares, and checks the Rowmatch plan has at least
+   * `minOperators` RowmatchHashAggregate nodes (exactly `exactOperators` when given). Returns the rows.
+   */
+  protected def checkAnswerAndOperator(
+      query: => DataFrame,
+      minOperators: Int = 1,
+      exactOperators: Option[Int] = None,
+      ordered: Boolean = false,
+      tolerance: Double = 0.0): Seq[Row] = {
+    val expected = withConf("spark.rowmatch.enabled" -> "false") {
+      val df = query
+      val rows = df.collect().toSeq
+      assert(rowmatchAggregates(df) == 0, "plugin disabled but a Rowmatch operator ran")
+      rows
+    }
+    val (actual, df) = withConf("spark.rowmatch.enabled" -> "true") {
+      val df = query
+      (df.collect().toSeq, df)
+    }
+    val n = rowmatchAggregates(df)
+    val planText = df.queryExecution.executedPlan.treeString + "\nfallbacks: " + fallbackReasons(df).mkString("; ")
+    exactOperators match {
+      case Some(e) => assert(n == e, s"expected $e RowmatchHashAggregate, found $n in\n$planText")
+      case None => assert(n >= minOperators, s"expected >= $minOperators RowmatchHashAggregate, found $n in\n$planText")
+    }
+    RowComparison.assertSameRows(expected, actual, ordered, tolerance, planText)
+    actual
+  }
+}
+
+object RowComparison {
+  /** Floating values last (a tolerance may apply to them), byte arrays by content, not identity. */
+  private def sortKey(r: Row): String = {
+    def render(v: Any): String = v match {
+      case b: Array[Byte] => b.mkString("bytes[", ",", "]")
+      case r: Row => r.toSeq.map(render).mkString("{", ",", "}")
+      case s: scala.collection.Seq[_] => s.map(render).mkString("[", ",", "]")
+      case other => String.valueOf(other)
+    }
+    r.toSeq.map {
+      case _: Double | _: Float => "~"
+      case other => render(other)
+    }.mkString("|") + "#" + r.toSeq.map(render).mkString("|")
+  }
+
+  def assertSameRows(expected: Seq[Row], actual: Seq[Row], ordered: Boolean, tolerance: Double,
+      context: String): Unit = {
+    assert(expected.size == actual.size,
+      s"row counts differ: vanilla ${expected.size}, rowmatch ${actual.size}\n$context")
+    val (e, a) = if (ordered) (expected, actual) else (expected.sortBy(sortKey), actual.sortBy(sortKey))
+    e.zip(a).zipWithIndex.foreach { case ((er, ar), i) =>
+      assert(er.length == ar.length, s"row $i widths differ: $er vs $ar")
+      (0 until er.length).foreach { c =>
+        if (!valueEquals(er.get(c), ar.get(c), tolerance)) {
+          org.scalatest.Assertions.fail(s"row $i column $c differs: vanilla $er, rowmatch $ar\n$context")
+        }
+      }
+    }
+  }
+
+  def valueEquals(x: Any, y: Any, tolerance: Double): Boolean = (x, y) match {
+    case (null, null) => true
+    case (null, _) | (_, null) => false
+    case (a: Double, b: Double) => doubleEquals(a, b, tolerance)
+    case (a: Float, b: Float) => doubleEquals(a.toDouble, b.toDouble, tolerance)
+    case (a: Array[Byte], b: Array[Byte]) => java.util.Arrays.equals(a, b)
+    case (a: Row, b: Row) => a.length == b.length &&
+      (0 until a.length).forall(i => valueEquals(a.get(i), b.get(i), tolerance))
+    case (a: scala.collection.Seq[_], b: scala.collection.Seq[_]) => a.length == b.length &&
+      a.zip(b).forall { case (p, q) => valueEquals(p, q, tolerance) }
+    case (a, b) => a == b
+  }
+
+  private def doubleEquals(a: Double, b: Double, tolerance: Double): Boolean =
+    if (a.isNaN || b.isNaN) a.isNaN && b.isNaN
+    else if (tolerance == 0.0) java.lang.Double.compare(a, b) == 0
+    else a == b || math.abs(a - b) <= tolerance * math.max(math.abs(a), math.abs(b))
+}

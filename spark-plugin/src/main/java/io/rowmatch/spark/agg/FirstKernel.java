@@ -1,0 +1,125 @@
+package io.rowmatch.spark.agg;
+
+import java.util.List;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.ValueVector;
+
+/**
+ * first(x [, ignoreNulls]) for any type, as Spark's First: buffer (first, valueSet). A group takes the
+ * value of the first row that "sets" it: any row when nulls count, the first non-null row with
+ * ignoreNulls, and when merging partial buffers the first row whose valueSet is true.
+ *
+ * <p>Values are copied, not referenced, since input batches are reused. Groups are numbered in order of
+ * first appearance, so every group's first row is appended in group order to {@code values}; when that
+ * row does not set the group (a null under ignoreNulls, or valueSet false), the value that later sets it
+ * goes to {@code late} (appends only, so variable-width vectors stay valid), and the two are merged once
+ * at the end.
+ */
+final class FirstKernel implements AggregateKernel {
+  private final FunctionSpec spec;
+  private final BufferAllocator allocator;
+  private final String timeZone;
+  private FieldVector values;
+  private FieldVector late;
+  private int appended;
+  private int lateCount;
+  private boolean[] settled = new boolean[0];
+  private int[] lateIndex = new int[0];
+
+  FirstKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
+    this.spec = spec;
+    this.allocator = allocator;
+    this.timeZone = timeZone;
+  }
+
+  @Override
+  public void update(ValueVector[] columns, int rows, int[] groupIds, int groupCount) {
+    settled = GrowableState.ensure(settled, groupCount);
+    lateIndex = GrowableState.ensure(lateIndex, groupCount, -1);
+    ValueVector input = columns[spec.inputOrdinals[0]];
+    BitVector valueSet = spec.merge ? (BitVector) columns[spec.inputOrdinals[1]] : null;
+    if (values == null) {
+      values = FunctionSpec.newVector(spec.resultField, timeZone, allocator);
+    }
+    for (int i = 0; i < rows; i++) {
+      int g = groupIds[i];
+      if (g < appended && settled[g]) {
+        continue;
+      }
+      boolean sets;
+      if (valueSet != null) {
+        sets = !valueSet.isNull(i) && valueSet.get(i) != 0;
+      } else {
+        sets = !spec.ignoreNulls || !input.isNull(i);
+      }
+      if (g == appended) {
+        values.copyFromSafe(i, appended, input);
+        appended++;
+        settled[g] = sets;
+      } else if (sets) {
+        if (late == null) {
+          late = FunctionSpec.newVector(spec.resultField, timeZone, allocator);
+        }
+        late.copyFromSafe(i, lateCount, input);
+        lateIndex[g] = lateCount++;
+        settled[g] = true;
+      }
+    }
+  }
+
+  /** The per-group values; handed to the caller, who closes it. */
+  private FieldVector takeValues(int groupCount) {
+    if (values == null) {
+      values = FunctionSpec.newVector(spec.resultField, timeZone, allocator);
+    }
+    settled = GrowableState.ensure(settled, groupCount);
+    lateIndex = GrowableState.ensure(lateIndex, groupCount, -1);
+    FieldVector out;
+    if (lateCount == 0) {
+      out = values;
+      values = null;
+    } else {
+      late.setValueCount(lateCount);
+      values.setValueCount(appended);
+      out = FunctionSpec.newVector(spec.resultField, timeZone, allocator);
+      for (int g = 0; g < Math.min(appended, groupCount); g++) {
+        if (lateIndex[g] >= 0) {
+          out.copyFromSafe(lateIndex[g], g, late);
+        } else {
+          out.copyFromSafe(g, g, values);
+        }
+      }
+    }
+    // Groups with no rows (only the one group of a global aggregate over empty input) stay null.
+    out.setValueCount(groupCount);
+    return out;
+  }
+
+  @Override
+  public void buffers(int groupCount, List<FieldVector> out) {
+    out.add(takeValues(groupCount));
+    BitVector set = (BitVector) FunctionSpec.newVector(spec.bufferFields[1], timeZone, allocator);
+    NumericColumns.writeBooleans(set, settled, groupCount);
+    out.add(set);
+  }
+
+  @Override
+  public FieldVector result(int groupCount) {
+    return takeValues(groupCount);
+  }
+
+  @Override
+  public void close() {
+    if (values != null) {
+      values.close();
+      values = null;
+    }
+    if (late != null) {
+      late.close();
+      late = null;
+    }
+  }
+}

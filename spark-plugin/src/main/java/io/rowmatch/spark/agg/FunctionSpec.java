@@ -1,0 +1,79 @@
+package io.rowmatch.spark.agg;
+
+import java.io.Serializable;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.spark.sql.types.StructField;
+
+import io.rowmatch.spark.convert.ArrowSchemas;
+
+/**
+ * One aggregate function of a RowmatchHashAggregate, resolved at planning time into what the executor
+ * needs: which kernel, which input columns (raw values for Partial/Complete, Spark's buffer columns for
+ * PartialMerge/Final), and the Spark types of its buffer and result columns.
+ */
+public final class FunctionSpec implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  public enum Kind { COUNT, SUM_LONG, SUM_DOUBLE, AVG_DOUBLE, MIN_LONG, MAX_LONG, MIN_DOUBLE, MAX_DOUBLE, FIRST }
+
+  final Kind kind;
+  /** Raw mode: the function's input columns. Merge mode: its buffer columns, in buffer order. */
+  final int[] inputOrdinals;
+  final boolean merge;
+  /** ANSI sum: overflow raises Spark's ARITHMETIC_OVERFLOW; otherwise it wraps (LEGACY). */
+  final boolean ansi;
+  final boolean ignoreNulls;
+  final StructField[] bufferFields;
+  final StructField resultField;
+  final String description;
+
+  public FunctionSpec(Kind kind, int[] inputOrdinals, boolean merge, boolean ansi, boolean ignoreNulls,
+      StructField[] bufferFields, StructField resultField, String description) {
+    this.kind = kind;
+    this.inputOrdinals = inputOrdinals.clone();
+    this.merge = merge;
+    this.ansi = ansi;
+    this.ignoreNulls = ignoreNulls;
+    this.bufferFields = bufferFields.clone();
+    this.resultField = resultField;
+    this.description = description;
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  static FieldVector newVector(StructField f, String timeZone, BufferAllocator allocator) {
+    return ArrowSchemas.toArrow(f.name(), f.dataType(), f.nullable(), timeZone).createVector(allocator);
+  }
+
+  public AggregateKernel newKernel(BufferAllocator allocator, String timeZone) {
+    switch (kind) {
+      case COUNT:
+        return new CountKernel(this, allocator, timeZone);
+      case SUM_LONG:
+        return new SumLongKernel(this, allocator, timeZone);
+      case SUM_DOUBLE:
+        return new SumDoubleKernel(this, allocator, timeZone);
+      case AVG_DOUBLE:
+        return new AvgDoubleKernel(this, allocator, timeZone);
+      case MIN_LONG:
+      case MAX_LONG:
+        return new MinMaxLongKernel(this, allocator, timeZone, kind == Kind.MAX_LONG);
+      case MIN_DOUBLE:
+      case MAX_DOUBLE:
+        return new MinMaxDoubleKernel(this, allocator, timeZone, kind == Kind.MAX_DOUBLE);
+      case FIRST:
+        return new FirstKernel(this, allocator, timeZone);
+      default:
+        throw new IllegalStateException("no kernel for " + kind);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return description;
+  }
+}

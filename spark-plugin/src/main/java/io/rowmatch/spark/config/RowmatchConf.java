@@ -1,0 +1,119 @@
+package io.rowmatch.spark.config;
+
+import java.io.Serializable;
+import java.util.Locale;
+
+import org.apache.spark.network.util.JavaUtils;
+import org.apache.spark.sql.internal.SQLConf;
+
+/**
+ * The plugin's settings, read from the session's SQL conf when a plan is rewritten. The values an
+ * executor needs (batch size, memory limit, time zone) are captured into the plan node, so executors
+ * never read the session.
+ */
+public final class RowmatchConf implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  public static final String ENABLED = "spark.rowmatch.enabled";
+  public static final String AGGREGATE_ENABLED = "spark.rowmatch.aggregate.enabled";
+  public static final String DEDUP_ENABLED = "spark.rowmatch.dedup.enabled";
+  public static final String BATCH_SIZE = "spark.rowmatch.batchSize";
+  public static final String MEMORY_LIMIT = "spark.rowmatch.memory.limit";
+  public static final String EXPLAIN_FALLBACK = "spark.rowmatch.explainFallback";
+  public static final String JOIN_ENABLED = "spark.rowmatch.join.enabled";
+  public static final String JOIN_REPLACE_SORT_MERGE = "spark.rowmatch.join.replaceSortMergeJoin";
+
+  public static final boolean ENABLED_DEFAULT = true;
+  public static final boolean AGGREGATE_ENABLED_DEFAULT = true;
+  public static final boolean DEDUP_ENABLED_DEFAULT = true;
+  public static final int BATCH_SIZE_DEFAULT = 8192;
+  public static final String MEMORY_LIMIT_DEFAULT = "2g";
+  public static final boolean EXPLAIN_FALLBACK_DEFAULT = false;
+  public static final boolean JOIN_ENABLED_DEFAULT = true;
+  public static final boolean JOIN_REPLACE_SORT_MERGE_DEFAULT = true;
+
+  private final boolean enabled;
+  private final boolean aggregateEnabled;
+  private final boolean dedupEnabled;
+  private final int batchSize;
+  private final long memoryLimitBytes;
+  private final boolean explainFallback;
+  private final String sessionTimeZone;
+  private boolean joinEnabled = JOIN_ENABLED_DEFAULT;
+  private boolean joinReplaceSortMerge = JOIN_REPLACE_SORT_MERGE_DEFAULT;
+
+  public RowmatchConf(boolean enabled, boolean aggregateEnabled, boolean dedupEnabled, int batchSize,
+      long memoryLimitBytes, boolean explainFallback, String sessionTimeZone) {
+    if (batchSize <= 0) {
+      throw new IllegalArgumentException(BATCH_SIZE + " must be positive, got " + batchSize);
+    }
+    if (memoryLimitBytes <= 0) {
+      throw new IllegalArgumentException(MEMORY_LIMIT + " must be positive, got " + memoryLimitBytes);
+    }
+    this.enabled = enabled;
+    this.aggregateEnabled = aggregateEnabled;
+    this.dedupEnabled = dedupEnabled;
+    this.batchSize = batchSize;
+    this.memoryLimitBytes = memoryLimitBytes;
+    this.explainFallback = explainFallback;
+    this.sessionTimeZone = sessionTimeZone;
+  }
+
+  /** The settings of the session whose plan is being rewritten (SQLConf.get is the active session's). */
+  public static RowmatchConf current() {
+    return from(SQLConf.get());
+  }
+
+  public static RowmatchConf from(SQLConf conf) {
+    RowmatchConf c = new RowmatchConf(
+        bool(conf, ENABLED, ENABLED_DEFAULT),
+        bool(conf, AGGREGATE_ENABLED, AGGREGATE_ENABLED_DEFAULT),
+        bool(conf, DEDUP_ENABLED, DEDUP_ENABLED_DEFAULT),
+        integer(conf, BATCH_SIZE, BATCH_SIZE_DEFAULT),
+        bytes(conf, MEMORY_LIMIT, MEMORY_LIMIT_DEFAULT),
+        bool(conf, EXPLAIN_FALLBACK, EXPLAIN_FALLBACK_DEFAULT),
+        conf.sessionLocalTimeZone());
+    c.joinEnabled = bool(conf, JOIN_ENABLED, JOIN_ENABLED_DEFAULT);
+    c.joinReplaceSortMerge = bool(conf, JOIN_REPLACE_SORT_MERGE, JOIN_REPLACE_SORT_MERGE_DEFAULT);
+    return c;
+  }
+
+  private static boolean bool(SQLConf conf, String key, boolean dflt) {
+    String v = conf.getConfString(key, Boolean.toString(dflt)).trim().toLowerCase(Locale.ROOT);
+    if (v.equals("true")) {
+      return true;
+    }
+    if (v.equals("false")) {
+      return false;
+    }
+    throw new IllegalArgumentException(key + " must be true or false, got '" + v + "'");
+  }
+
+  private static int integer(SQLConf conf, String key, int dflt) {
+    String v = conf.getConfString(key, Integer.toString(dflt)).trim();
+    try {
+      return Integer.parseInt(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be an integer, got '" + v + "'", e);
+    }
+  }
+
+  private static long bytes(SQLConf conf, String key, String dflt) {
+    String v = conf.getConfString(key, dflt).trim();
+    try {
+      return JavaUtils.byteStringAsBytes(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be a size such as 512m or 2g, got '" + v + "'", e);
+    }
+  }
+
+  public boolean enabled() { return enabled; }
+  public boolean aggregateEnabled() { return aggregateEnabled; }
+  public boolean dedupEnabled() { return dedupEnabled; }
+  public int batchSize() { return batchSize; }
+  public long memoryLimitBytes() { return memoryLimitBytes; }
+  public boolean explainFallback() { return explainFallback; }
+  public String sessionTimeZone() { return sessionTimeZone; }
+  public boolean joinEnabled() { return joinEnabled; }
+  public boolean joinReplaceSortMerge() { return joinReplaceSortMerge; }
+}

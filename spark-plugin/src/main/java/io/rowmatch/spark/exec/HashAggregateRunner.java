@@ -1,0 +1,296 @@
+package io.rowmatch.spark.exec;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.util.TransferPair;
+import org.apache.spark.TaskContext;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection$;
+import org.apache.spark.sql.execution.arrow.ArrowWriter;
+import org.apache.spark.sql.vectorized.ArrowColumnVector;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.util.TaskCompletionListener;
+
+import io.rowmatch.core.table.GroupTable;
+import io.rowmatch.spark.agg.AggregateKernel;
+import io.rowmatch.spark.agg.AggregateSpec;
+import io.rowmatch.spark.convert.ArrowSchemas;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * Executes one partition of a RowmatchHashAggregate: interns every batch's keys into a GroupTable (nulls
+ * equal, NaNs equal, -0.0 equal 0.0: Spark's grouping after NormalizeNaNAndZero), feeds the group ids to
+ * the function kernels, then emits keys and buffers/results in Arrow batches of at most batchSize rows.
+ * A global aggregate (no keys) always has exactly one group, even over empty input, as in Spark.
+ */
+public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoCloseable {
+  private final AggregateSpec spec;
+  private final BufferAllocator allocator;
+  private final AggregateKernel[] kernels;
+  private GroupTable table;
+  private int groupCount;
+  private int[] groupIds = new int[0];
+  private int[] newGroupRows = new int[0];
+
+  private final List<FieldVector> intermediate = new ArrayList<>();
+  private final List<FieldVector> owned = new ArrayList<>();
+  private VectorSchemaRoot projected;
+  private FieldVector[] outputSources;
+  private int emitted;
+  private ColumnarBatch current;
+  private boolean closed;
+
+  private HashAggregateRunner(AggregateSpec spec, BufferAllocator allocator) {
+    this.spec = spec;
+    this.allocator = allocator;
+    this.kernels = new AggregateKernel[spec.functions.size()];
+  }
+
+  public static Iterator<ColumnarBatch> run(AggregateSpec spec, Iterator<ColumnarBatch> input, TaskContext task) {
+    BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
+    HashAggregateRunner runner = new HashAggregateRunner(spec, allocator);
+    task.addTaskCompletionListener((TaskCompletionListener) ctx -> runner.close());
+    try {
+      for (int i = 0; i < runner.kernels.length; i++) {
+        runner.kernels[i] = spec.functions.get(i).newKernel(allocator, spec.timeZone);
+      }
+      runner.consume(input);
+      runner.prepareOutput();
+    } catch (OutOfMemoryException e) {
+      runner.close();
+      throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
+    }
+    return runner;
+  }
+
+  private void consume(Iterator<ColumnarBatch> input) {
+    List<ValueVector> keys = new ArrayList<>(spec.keyOrdinals.length);
+    while (input.hasNext()) {
+      ColumnarBatch batch = input.next();
+      int rows = batch.numRows();
+      if (rows == 0) {
+        continue;
+      }
+      ValueVector[] columns = new ValueVector[batch.numCols()];
+      for (int c = 0; c < columns.length; c++) {
+        ColumnVector cv = batch.column(c);
+        if (!(cv instanceof ArrowColumnVector)) {
+          throw new IllegalStateException(spec.operatorName + " expects Arrow batches but column " + c + " is a "
+              + cv.getClass().getSimpleName());
+        }
+        columns[c] = ((ArrowColumnVector) cv).getValueVector();
+      }
+      if (groupIds.length < rows) {
+        groupIds = new int[rows];
+        newGroupRows = new int[rows];
+      }
+      if (spec.keyless()) {
+        Arrays.fill(groupIds, 0, rows, 0);
+        groupCount = 1;
+      } else {
+        keys.clear();
+        for (int k : spec.keyOrdinals) {
+          keys.add(columns[k]);
+        }
+        if (table == null) {
+          table = newTable(keys);
+        }
+        table.intern(keys, rows, groupIds, newGroupRows);
+        groupCount = table.groupCount();
+      }
+      for (AggregateKernel kernel : kernels) {
+        kernel.update(columns, rows, groupIds, groupCount);
+      }
+    }
+    if (spec.keyless()) {
+      groupCount = 1;
+    }
+  }
+
+  private GroupTable newTable(List<ValueVector> keys) {
+    List<Field> fields = new ArrayList<>(keys.size());
+    for (ValueVector v : keys) {
+      fields.add(v.getField());
+    }
+    boolean[] all = new boolean[keys.size()];
+    Arrays.fill(all, true);
+    return new GroupTable(allocator, fields, all, all.clone(), spec.operatorName);
+  }
+
+  private void prepareOutput() {
+    if (table != null) {
+      List<FieldVector> keyColumns = table.keyColumns();
+      for (int k = 0; k < keyColumns.size(); k++) {
+        FieldVector key = keyColumns.get(k);
+        if (spec.keyNormalize[k]) {
+          FieldVector normalized = normalizedCopy(key, groupCount);
+          owned.add(normalized);
+          intermediate.add(normalized);
+        } else {
+          intermediate.add(key);
+        }
+      }
+    } else if (!spec.keyless()) {
+      return; // grouped aggregate over no rows: no output
+    }
+    List<FieldVector> functionColumns = new ArrayList<>();
+    for (AggregateKernel kernel : kernels) {
+      if (spec.finalResults) {
+        functionColumns.add(kernel.result(groupCount));
+      } else {
+        kernel.buffers(groupCount, functionColumns);
+      }
+    }
+    owned.addAll(functionColumns);
+    intermediate.addAll(functionColumns);
+
+    if (spec.outputPick != null) {
+      outputSources = new FieldVector[spec.outputPick.length];
+      for (int i = 0; i < outputSources.length; i++) {
+        outputSources[i] = intermediate.get(spec.outputPick[i]);
+      }
+    } else {
+      project();
+    }
+  }
+
+  /** Output columns computed by Spark's own projection over the intermediate columns, row by row. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private void project() {
+    ColumnVector[] columns = new ColumnVector[intermediate.size()];
+    for (int i = 0; i < columns.length; i++) {
+      columns[i] = new ArrowColumnVector(intermediate.get(i));
+    }
+    ColumnarBatch batch = new ColumnarBatch(columns, groupCount);
+    scala.collection.immutable.Seq exprs = CollectionConverters.asScala((List) spec.projection).toList();
+    scala.collection.immutable.Seq<Attribute> attrs =
+        CollectionConverters.asScala(spec.intermediateAttributes).toList();
+    UnsafeProjection projection = UnsafeProjection$.MODULE$.create(
+        (scala.collection.immutable.Seq<Expression>) exprs, attrs);
+    projected = VectorSchemaRoot.create(ArrowSchemas.toArrow(spec.outputSchema, spec.timeZone), allocator);
+    ArrowWriter writer = ArrowWriter.create(projected);
+    Iterator<InternalRow> rows = batch.rowIterator();
+    while (rows.hasNext()) {
+      writer.write(projection.apply(rows.next()));
+    }
+    writer.finish();
+    outputSources = projected.getFieldVectors().toArray(new FieldVector[0]);
+  }
+
+  private FieldVector normalizedCopy(FieldVector key, int n) {
+    FieldVector out = key.getField().createVector(allocator);
+    if (key instanceof Float8Vector src) {
+      Float8Vector dst = (Float8Vector) out;
+      dst.allocateNew(n);
+      for (int i = 0; i < n; i++) {
+        if (!src.isNull(i)) {
+          double d = src.get(i);
+          dst.set(i, Double.isNaN(d) ? Double.NaN : (d == 0.0 ? 0.0 : d));
+        }
+      }
+    } else if (key instanceof Float4Vector src) {
+      Float4Vector dst = (Float4Vector) out;
+      dst.allocateNew(n);
+      for (int i = 0; i < n; i++) {
+        if (!src.isNull(i)) {
+          float f = src.get(i);
+          dst.set(i, Float.isNaN(f) ? Float.NaN : (f == 0.0f ? 0.0f : f));
+        }
+      }
+    } else {
+      out.close();
+      throw new IllegalStateException("NormalizeNaNAndZero on a non-floating key: " + key.getField());
+    }
+    out.setValueCount(n);
+    return out;
+  }
+
+  @Override
+  public boolean hasNext() {
+    if (closed) {
+      return false;
+    }
+    if (outputSources != null && emitted < groupCount) {
+      return true;
+    }
+    close();
+    return false;
+  }
+
+  @Override
+  public ColumnarBatch next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    releaseCurrent();
+    int length = Math.min(spec.batchSize, groupCount - emitted);
+    ColumnVector[] columns = new ColumnVector[outputSources.length];
+    try {
+      for (int i = 0; i < columns.length; i++) {
+        TransferPair pair = outputSources[i].getTransferPair(allocator);
+        pair.splitAndTransfer(emitted, length);
+        columns[i] = new ArrowColumnVector(pair.getTo());
+      }
+    } catch (OutOfMemoryException e) {
+      for (ColumnVector c : columns) {
+        if (c != null) {
+          c.close();
+        }
+      }
+      throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
+    }
+    emitted += length;
+    current = new ColumnarBatch(columns, length);
+    return current;
+  }
+
+  private void releaseCurrent() {
+    if (current != null) {
+      current.close();
+      current = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    releaseCurrent();
+    for (FieldVector v : owned) {
+      v.close();
+    }
+    owned.clear();
+    intermediate.clear();
+    if (projected != null) {
+      projected.close();
+      projected = null;
+    }
+    for (AggregateKernel kernel : kernels) {
+      if (kernel != null) {
+        kernel.close();
+      }
+    }
+    if (table != null) {
+      table.close();
+      table = null;
+    }
+  }
+}

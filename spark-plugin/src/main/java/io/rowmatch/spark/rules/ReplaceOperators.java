@@ -1,0 +1,89 @@
+package io.rowmatch.spark.rules;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.spark.sql.catalyst.rules.Rule;
+import org.apache.spark.sql.execution.SortExec;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
+import org.apache.spark.sql.execution.aggregate.SortAggregateExec;
+import org.apache.spark.sql.execution.exchange.Exchange;
+
+import io.rowmatch.spark.config.RowmatchConf;
+import io.rowmatch.spark.exec.RowmatchHashAggregateExec;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * Replaces supported Spark operators by Rowmatch ones and tags the others with the reason they stay.
+ * Runs as the ColumnarRule's pre-transition rule and as an AQE query-stage preparation rule; both see the
+ * same decisions (already replaced nodes are left alone).
+ *
+ * <p>Top-down, carrying whether some ancestor relies on this subtree's output ordering: a sort aggregate
+ * outputs rows sorted by its keys and a parent may have skipped its own sort because of it, so a sort
+ * aggregate is only replaced (by an unordered hash aggregate) when no ancestor needs that order.
+ */
+public final class ReplaceOperators extends Rule<SparkPlan> {
+  @Override
+  public SparkPlan apply(SparkPlan plan) {
+    RowmatchConf conf = RowmatchConf.current();
+    if (!conf.enabled()) {
+      return plan;
+    }
+    return rewrite(plan, false, conf);
+  }
+
+  @Override
+  public String ruleName() {
+    return "RowmatchReplaceOperators";
+  }
+
+  private SparkPlan rewrite(SparkPlan plan, boolean orderNeeded, RowmatchConf conf) {
+    SparkPlan node = replaceNode(plan, orderNeeded, conf);
+    List<SparkPlan> children = CollectionConverters.asJava(node.children());
+    if (children.isEmpty()) {
+      return node;
+    }
+    List<SparkPlan> newChildren = new ArrayList<>(children.size());
+    boolean changed = false;
+    for (int i = 0; i < children.size(); i++) {
+      SparkPlan child = children.get(i);
+      boolean childOrderNeeded = !node.requiredChildOrdering().apply(i).isEmpty()
+          || (orderNeeded && !(node instanceof Exchange) && !(node instanceof SortExec));
+      SparkPlan rewritten = rewrite(child, childOrderNeeded, conf);
+      changed |= rewritten != child;
+      newChildren.add(rewritten);
+    }
+    return changed ? node.withNewChildren(CollectionConverters.asScala(newChildren).toSeq()) : node;
+  }
+
+  private SparkPlan replaceNode(SparkPlan plan, boolean orderNeeded, RowmatchConf conf) {
+    SparkPlan join = JoinPlanner.replace(plan, orderNeeded, conf);
+    if (join != null) {
+      return join;
+    }
+    if (!(plan instanceof BaseAggregateExec agg) || plan instanceof RowmatchHashAggregateExec) {
+      return plan;
+    }
+    boolean sortAggregate = plan instanceof SortAggregateExec;
+    if (sortAggregate && orderNeeded) {
+      FallbackReasons.record(plan, "a parent relies on the sort aggregate's output ordering", conf);
+      return plan;
+    }
+    AggregatePlanner.Decision d = AggregatePlanner.plan(agg, conf);
+    if (d.reason != null) {
+      FallbackReasons.record(plan, d.reason, conf);
+      return plan;
+    }
+    SparkPlan child = agg.child();
+    if (sortAggregate && child instanceof SortExec sort && !sort.global()) {
+      child = sort.child(); // the sort existed only to feed the sort aggregate
+    }
+    RowmatchHashAggregateExec replaced = new RowmatchHashAggregateExec(
+        agg.requiredChildDistributionExpressions(), agg.isStreaming(), agg.numShufflePartitions(),
+        agg.groupingExpressions(), agg.aggregateExpressions(), agg.aggregateAttributes(),
+        agg.initialInputBufferOffset(), agg.resultExpressions(), child, d.spec, plan.nodeName());
+    replaced.copyTagsFrom(plan);
+    return replaced;
+  }
+}
