@@ -5,16 +5,17 @@ import org.apache.arrow.memory.util.MemoryUtil;
 import java.nio.ByteBuffer;
 
 /**
- * One bulk comparison of two byte ranges whose bounds the caller has proved. Long ranges go to
+ * One bulk comparison of two byte ranges whose bounds the caller has proved. Very long ranges go to
  * {@link ByteBuffer#mismatch}, which the JDK runs as a vectorized intrinsic; wrapping an address in a
- * ByteBuffer costs a reflective constructor call per side, so short ranges keep the 8-bytes-a-step loop
- * of {@link RawMemory#equalBytes}. The switch point was measured (see bench/RESULTS.md, ArrayEquals).
+ * ByteBuffer costs a reflective constructor call per side (~100 ns), and measured here the
+ * 8-bytes-a-step loop of {@link RawMemory#equalBytes} stays faster up to 4 KiB and ties at 64 KiB
+ * (BulkBytesBench, bench/RESULTS.md "ArrayEquals (issue 3)"), so the switch sits at 64 KiB.
  */
 public final class BulkBytes {
   private BulkBytes() {}
 
-  /** From this many bytes on, the vectorized mismatch is faster than the long-by-long loop. */
-  static final long VECTORIZED_MIN = 1024;
+  /** From this many bytes on, the vectorized mismatch is at least as fast as the long-by-long loop. */
+  static final long VECTORIZED_MIN = 64 * 1024;
   /** ByteBuffers hold at most Integer.MAX_VALUE bytes: longer ranges go in chunks of this size. */
   private static final int CHUNK = 1 << 30;
   /** False when the JVM does not let Arrow wrap addresses (no --add-opens java.nio): loop only. */
