@@ -40,10 +40,16 @@ public final class TpchBenchmark {
       return;
     }
     PrintStream out = System.out;
-    for (Engine engine : options.engines()) {
-      if (engine != Engine.COMET) {
-        engine.checkAvailable(); // fail before generating data or starting anything
+    try {
+      for (Engine engine : options.engines()) {
+        if (engine != Engine.COMET) {
+          engine.checkAvailable(); // fail before generating data or starting anything
+        }
       }
+    } catch (IllegalStateException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
     }
     if (options.engines().contains(Engine.COMET)
         && (options.cometJar() == null || !Files.isRegularFile(options.cometJar()))) {
@@ -93,6 +99,10 @@ public final class TpchBenchmark {
   }
 
   private static TpchDataset ensureData(BenchmarkOptions options, PrintStream out) {
+    Path dir = options.dataDir().resolve(TpchDataset.directoryName(options.scaleFactor()));
+    if (Files.isRegularFile(dir.resolve(TpchDataGenerator.MARKER))) {
+      return TpchDataGenerator.ensure(null, options.dataDir(), options.scaleFactor(), out); // no Spark needed
+    }
     SparkSession spark = TpchSpark.session(Engine.VANILLA, "local[*]", options.shufflePartitions(), Map.of());
     try {
       return TpchDataGenerator.ensure(spark, options.dataDir(), options.scaleFactor(), out);

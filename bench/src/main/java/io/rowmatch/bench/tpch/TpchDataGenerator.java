@@ -38,7 +38,10 @@ public final class TpchDataGenerator {
 
   private TpchDataGenerator() {}
 
-  /** The data set for {@code scaleFactor} under {@code dataRoot}, generated first if absent or partial. */
+  /**
+   * The data set for {@code scaleFactor} under {@code dataRoot}, generated first if absent or partial
+   * ({@code spark} is only used to generate, and may be null when the data is known to be complete).
+   */
   public static TpchDataset ensure(SparkSession spark, Path dataRoot, double scaleFactor, PrintStream progress) {
     Path dir = dataRoot.resolve(TpchDataset.directoryName(scaleFactor));
     Path marker = dir.resolve(MARKER);
