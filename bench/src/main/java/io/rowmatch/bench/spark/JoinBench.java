@@ -49,7 +49,7 @@ public final class JoinBench {
             .write().mode("overwrite").parquet(buildDir.getAbsolutePath());
       }
       if (!new File(probeDir, "_SUCCESS").exists()) {
-        spark.range(0, probe, 1, 8).selectExpr("pmod(hash(id), " + (2 * build) + ") as k", "id as pv")
+        spark.range(0, probe, 1, 8).selectExpr("cast(pmod(hash(id), " + (2 * build) + ") as bigint) as k", "id as pv")
             .selectExpr("k", "concat('s', cast(k % 1000 as string)) as ks", "pv")
             .write().mode("overwrite").parquet(probeDir.getAbsolutePath());
       }
