@@ -216,4 +216,30 @@ class AggregateSuite extends RowmatchQueryTest {
       assert(found, e)
     }
   }
+
+  test("a sort aggregate whose output order a sort-merge join relies on stays vanilla") {
+    withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1", "spark.sql.join.preferSortMergeJoin" -> "true") {
+      // first() of a column that depends only on the key: deterministic, and a string buffer makes
+      // Spark plan a sort aggregate, whose sorted output lets the join skip its own sort.
+      val named = mixed.withColumn("name", concat(lit("n"), col("i").cast("string")))
+      val query = () => {
+        val left = named.groupBy("i").agg(first("name").as("fname"))
+        val right = named.select(col("i").as("j"), col("l"))
+        left.join(right, left("i") === right("j")).select("i", "fname", "l")
+      }
+      checkAnswerAndOperator(query(), minOperators = 1)
+      val df = withConf("spark.rowmatch.enabled" -> "true") {
+        val d = query()
+        d.collect()
+        d
+      }
+      val plan = executedNodes(df)
+      val joinReliesOnAggOrder = plan.exists(n => n.nodeName == "SortMergeJoin" &&
+        n.children.exists(c => c.nodeName == "SortAggregate"))
+      if (joinReliesOnAggOrder) {
+        assert(fallbackReasons(df).exists(_.contains("relies on the sort aggregate's output ordering")),
+          fallbackReasons(df))
+      }
+    }
+  }
 }
