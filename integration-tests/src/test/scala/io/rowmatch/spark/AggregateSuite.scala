@@ -235,7 +235,8 @@ class AggregateSuite extends RowmatchQueryTest {
       }
       val plan = executedNodes(df)
       val joinReliesOnAggOrder = plan.exists(n => n.nodeName == "SortMergeJoin" &&
-        n.children.exists(c => c.nodeName == "SortAggregate"))
+        n.children.exists(c => c.nodeName == "SortAggregate" ||
+          (c.nodeName == "InputAdapter" && c.children.exists(_.nodeName == "SortAggregate"))))
       // The final sort aggregate feeds the join directly (no sort between) and must have stayed vanilla.
       assert(joinReliesOnAggOrder, df.queryExecution.executedPlan.treeString)
       assert(fallbackReasons(df).exists(_.contains("relies on the sort aggregate's output ordering")),
