@@ -75,8 +75,8 @@ public final class MultiColumnComparator implements AutoCloseable {
       }
       ColumnLayout ll = ColumnLayout.of(l, "column " + c + " (left)");
       ColumnLayout rl = ColumnLayout.of(r, "column " + c + " (right)");
-      leftRows = checkRows(leftRows, ll, left.get(0), c, "left");
-      rightRows = checkRows(rightRows, rl, right.get(0), c, "right");
+      leftRows = sameRowCount(leftRows, ll, c, "left");
+      rightRows = sameRowCount(rightRows, rl, c, "right");
       columns[c] = ColumnPair.of(ll, rl, nullsEqual[c], nansEqual[c]);
     }
     List<ArrowBuf> retained = new ArrayList<>();
@@ -90,7 +90,7 @@ public final class MultiColumnComparator implements AutoCloseable {
     return new MultiColumnComparator(columns, leftRows, rightRows, retained);
   }
 
-  private static int checkRows(int rows, ColumnLayout layout, ValueVector first, int c, String side) {
+  private static int sameRowCount(int rows, ColumnLayout layout, int c, String side) {
     if (rows >= 0 && layout.valueCount != rows) {
       throw new IllegalArgumentException("column " + c + " (" + side + ") has " + layout.valueCount
           + " rows but column 0 (" + side + ") has " + rows);

@@ -27,6 +27,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code spark}: UnsafeHashedRelation's shape: key UnsafeRow -> BytesToBytesMap with an 8-byte value
  *       (the build row id; several values per key allowed), probe by lookup and {@code nextValue};
  *   <li>{@code hashmap}: {@code HashMap<BoxedKey, Integer>} of the first build row per key plus a next-row
- *       chain array.
+ *       chain array; each row boxed (long + fresh String) first.
  * </ul>
  */
 @State(Scope.Benchmark)
@@ -67,10 +68,13 @@ public class JoinBuildProbeBench {
   private List<List<FieldVector>> probeBatches;
   private SparkKeys.Input sparkBuild;
   private SparkKeys.Input sparkProbe;
-  private BoxedKey[] boxedBuild;
-  private BoxedKey[] boxedProbe;
+  private long[] buildLongs;
+  private byte[][] buildBytes;
+  private long[] probeLongs;
+  private byte[][] probeBytes;
   private long peakBytes;
   private long lastPairs;
+  private Object retained;
 
   @Setup(Level.Trial)
   public void setup() {
@@ -88,22 +92,31 @@ public class JoinBuildProbeBench {
         sparkProbe = new SparkKeys.Input(probeRows, probeIds, withString);
         break;
       case "hashmap":
-        // Boxed rows as a Java engine would hold them; the key objects are made in setup for both sides.
-        boxedBuild = boxed(buildRows, buildIds, withString);
-        boxedProbe = boxed(probeRows, probeIds, withString);
+        buildLongs = new long[buildRows];
+        buildBytes = withString ? new byte[buildRows][] : null;
+        fill(buildIds, buildLongs, buildBytes);
+        probeLongs = new long[probeRows];
+        probeBytes = withString ? new byte[probeRows][] : null;
+        fill(probeIds, probeLongs, probeBytes);
         break;
       default:
         throw new IllegalArgumentException(impl);
     }
   }
 
-  private static BoxedKey[] boxed(int rows, KeyData.KeyIds ids, boolean withString) {
-    BoxedKey[] out = new BoxedKey[rows];
-    for (int i = 0; i < rows; i++) {
+  private static void fill(KeyData.KeyIds ids, long[] longs, byte[][] bytes) {
+    for (int i = 0; i < longs.length; i++) {
       long k = ids.of(i);
-      out[i] = new BoxedKey(KeyData.bigint(k), withString ? KeyData.string(k) : null);
+      longs[i] = KeyData.bigint(k);
+      if (bytes != null) {
+        bytes[i] = KeyData.varchar(k);
+      }
     }
-    return out;
+  }
+
+  /** Boxing is part of this path: a fresh key (and String, hash not cached) per row. */
+  private static BoxedKey box(long[] longs, byte[][] bytes, int i) {
+    return new BoxedKey(longs[i], bytes == null ? null : new String(bytes[i], StandardCharsets.ISO_8859_1));
   }
 
   private List<Field> keyFields() {
@@ -195,16 +208,24 @@ public class JoinBuildProbeBench {
   }
 
   private long hashmap() {
+    boolean measure = peakBytes == 0;
+    long before = measure ? HeapMeasure.usedAfterGc() : 0;
     HashMap<BoxedKey, Integer> first = new HashMap<>();
     int[] next = new int[buildRows];
     for (int i = 0; i < buildRows; i++) {
-      Integer prev = first.put(boxedBuild[i], i);
+      Integer prev = first.put(box(buildLongs, buildBytes, i), i);
       next[i] = prev == null ? -1 : prev;
+    }
+    if (measure) {
+      // Counts the map, its nodes, keys, their Strings, the Integers and the chain array.
+      retained = new Object[] {first, next};
+      peakBytes = HeapMeasure.usedAfterGc() - before;
+      retained = null;
     }
     long sum = 0;
     long pairs = 0;
     for (int i = 0; i < probeRows; i++) {
-      Integer head = first.get(boxedProbe[i]);
+      Integer head = first.get(box(probeLongs, probeBytes, i));
       if (head != null) {
         for (int r = head; r >= 0; r = next[r]) {
           sum += r ^ (i & 4095);

@@ -1,9 +1,11 @@
 package io.rowmatch.core.compare;
 
 /**
- * One column over many row pairs: {@code out[k] &= equal(left[k], right[k])}, skipping pairs an earlier
- * column already found unequal. The common kinds get their own loop (the switch runs once per column,
- * not per pair); the rest go pair by pair through {@link PairEquality}.
+ * One column over many row pairs: {@code out[k] &= equal(left[k], right[k])}. The common kinds get their
+ * own loop (the switch runs once per column, not per pair). Fixed-width loops are branch-free and read
+ * every pair, even one an earlier column already ruled out: the loads of independent pairs then overlap
+ * (memory-level parallelism), which beats skipping when the rows are scattered. Variable-width and the
+ * remaining kinds skip ruled-out pairs, since their reads depend on the offsets.
  */
 public final class ManyEquality {
   private ManyEquality() {}
@@ -49,14 +51,12 @@ public final class ManyEquality {
     final long rd = p.rData;
     final boolean nullsEqual = p.nullsEqual;
     for (int k = 0; k < count; k++) {
-      if (out[k]) {
-        int l = lrows[k];
-        int r = rrows[k];
-        boolean lv = lval == 0 || RawMemory.bit(lval, l);
-        boolean rv = rval == 0 || RawMemory.bit(rval, r);
-        out[k] = (lv & rv) ? RawMemory.getInt(ld + 4L * l) == RawMemory.getInt(rd + 4L * r)
-            : nullsEqual && !lv && !rv;
-      }
+      int l = lrows[k];
+      int r = rrows[k];
+      boolean lv = lval == 0 || RawMemory.bit(lval, l);
+      boolean rv = rval == 0 || RawMemory.bit(rval, r);
+      boolean same = RawMemory.getInt(ld + 4L * l) == RawMemory.getInt(rd + 4L * r);
+      out[k] &= (lv & rv & same) | (nullsEqual & !lv & !rv);
     }
   }
 
@@ -67,14 +67,12 @@ public final class ManyEquality {
     final long rd = p.rData;
     final boolean nullsEqual = p.nullsEqual;
     for (int k = 0; k < count; k++) {
-      if (out[k]) {
-        int l = lrows[k];
-        int r = rrows[k];
-        boolean lv = lval == 0 || RawMemory.bit(lval, l);
-        boolean rv = rval == 0 || RawMemory.bit(rval, r);
-        out[k] = (lv & rv) ? RawMemory.getLong(ld + 8L * l) == RawMemory.getLong(rd + 8L * r)
-            : nullsEqual && !lv && !rv;
-      }
+      int l = lrows[k];
+      int r = rrows[k];
+      boolean lv = lval == 0 || RawMemory.bit(lval, l);
+      boolean rv = rval == 0 || RawMemory.bit(rval, r);
+      boolean same = RawMemory.getLong(ld + 8L * l) == RawMemory.getLong(rd + 8L * r);
+      out[k] &= (lv & rv & same) | (nullsEqual & !lv & !rv);
     }
   }
 
@@ -86,16 +84,14 @@ public final class ManyEquality {
     final boolean nullsEqual = p.nullsEqual;
     final boolean nansEqual = p.nansEqual;
     for (int k = 0; k < count; k++) {
-      if (out[k]) {
-        int l = lrows[k];
-        int r = rrows[k];
-        boolean lv = lval == 0 || RawMemory.bit(lval, l);
-        boolean rv = rval == 0 || RawMemory.bit(rval, r);
-        out[k] = (lv & rv)
-            ? FloatEquality.equal64(Double.longBitsToDouble(RawMemory.getLong(ld + 8L * l)),
-                Double.longBitsToDouble(RawMemory.getLong(rd + 8L * r)), nansEqual)
-            : nullsEqual && !lv && !rv;
-      }
+      int l = lrows[k];
+      int r = rrows[k];
+      boolean lv = lval == 0 || RawMemory.bit(lval, l);
+      boolean rv = rval == 0 || RawMemory.bit(rval, r);
+      double a = Double.longBitsToDouble(RawMemory.getLong(ld + 8L * l));
+      double b = Double.longBitsToDouble(RawMemory.getLong(rd + 8L * r));
+      boolean same = (a == b) | (nansEqual & a != a & b != b);
+      out[k] &= (lv & rv & same) | (nullsEqual & !lv & !rv);
     }
   }
 

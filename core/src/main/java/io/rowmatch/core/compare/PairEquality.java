@@ -17,8 +17,34 @@ public final class PairEquality {
     return p.nullsEqual && !lv && !rv;
   }
 
-  /** The values at two valid rows. */
+  /**
+   * The values at two valid rows. The kinds Spark keys use most are here; the rest live in
+   * {@link #otherValuesEqual} so that this method stays small enough for the JIT to inline into the
+   * row loop (HotSpot refuses hot methods over 325 bytes of bytecode).
+   */
   static boolean valuesEqual(ColumnPair p, int l, int r) {
+    switch (p.kind) {
+      case ColumnKind.FIXED4:
+        return RawMemory.getInt(p.lData + 4L * l) == RawMemory.getInt(p.rData + 4L * r);
+      case ColumnKind.FIXED8:
+        return RawMemory.getLong(p.lData + 8L * l) == RawMemory.getLong(p.rData + 8L * r);
+      case ColumnKind.FLOAT64:
+        return FloatEquality.equal64(Double.longBitsToDouble(RawMemory.getLong(p.lData + 8L * l)),
+            Double.longBitsToDouble(RawMemory.getLong(p.rData + 8L * r)), p.nansEqual);
+      case ColumnKind.VAR32:
+        return VarWidthEquality.equal32(p, l, r);
+      case ColumnKind.FIXED16: {
+        long la = p.lData + 16L * l;
+        long ra = p.rData + 16L * r;
+        return RawMemory.getLong(la) == RawMemory.getLong(ra)
+            && RawMemory.getLong(la + 8) == RawMemory.getLong(ra + 8);
+      }
+      default:
+        return otherValuesEqual(p, l, r);
+    }
+  }
+
+  private static boolean otherValuesEqual(ColumnPair p, int l, int r) {
     switch (p.kind) {
       case ColumnKind.BIT:
         return RawMemory.bit(p.lData, l) == RawMemory.bit(p.rData, r);
@@ -26,16 +52,6 @@ public final class PairEquality {
         return RawMemory.getByte(p.lData + l) == RawMemory.getByte(p.rData + r);
       case ColumnKind.FIXED2:
         return RawMemory.getShort(p.lData + 2L * l) == RawMemory.getShort(p.rData + 2L * r);
-      case ColumnKind.FIXED4:
-        return RawMemory.getInt(p.lData + 4L * l) == RawMemory.getInt(p.rData + 4L * r);
-      case ColumnKind.FIXED8:
-        return RawMemory.getLong(p.lData + 8L * l) == RawMemory.getLong(p.rData + 8L * r);
-      case ColumnKind.FIXED16: {
-        long la = p.lData + 16L * l;
-        long ra = p.rData + 16L * r;
-        return RawMemory.getLong(la) == RawMemory.getLong(ra)
-            && RawMemory.getLong(la + 8) == RawMemory.getLong(ra + 8);
-      }
       case ColumnKind.FIXED_BYTES:
         return RawMemory.equalBytes(p.lData + (long) p.width * l, p.rData + (long) p.width * r, p.width);
       case ColumnKind.FLOAT16:
@@ -44,11 +60,6 @@ public final class PairEquality {
       case ColumnKind.FLOAT32:
         return FloatEquality.equal32(Float.intBitsToFloat(RawMemory.getInt(p.lData + 4L * l)),
             Float.intBitsToFloat(RawMemory.getInt(p.rData + 4L * r)), p.nansEqual);
-      case ColumnKind.FLOAT64:
-        return FloatEquality.equal64(Double.longBitsToDouble(RawMemory.getLong(p.lData + 8L * l)),
-            Double.longBitsToDouble(RawMemory.getLong(p.rData + 8L * r)), p.nansEqual);
-      case ColumnKind.VAR32:
-        return VarWidthEquality.equal32(p, l, r);
       case ColumnKind.VAR64:
         return VarWidthEquality.equal64(p, l, r);
       case ColumnKind.VIEW:

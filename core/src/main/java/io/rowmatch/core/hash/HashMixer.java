@@ -37,30 +37,31 @@ public final class HashMixer {
     return Long.rotateLeft(acc * P1, 31) ^ h;
   }
 
-  /** Hash of {@code length} bytes at {@code address}, which the caller proved readable. */
+  /**
+   * Hash of {@code length} bytes at {@code address}, which the caller proved readable. Whole words, then the
+   * last word read again overlapping the previous one (and two overlapping ints below 8 bytes), so short
+   * values of varying length take no byte loop and no unpredictable branch per byte.
+   */
   public static long bytes(long address, long length) {
-    long h = SEED + P5 + length;
-    long a = address;
-    long n = length;
-    while (n >= 8) {
-      long k = RawMemory.getLong(a) * P2;
-      k = Long.rotateLeft(k, 31) * P1;
-      h ^= k;
-      h = Long.rotateLeft(h, 27) * P1 + P4;
-      a += 8;
-      n -= 8;
-    }
-    if (n >= 4) {
-      h ^= (RawMemory.getInt(a) & 0xFFFFFFFFL) * P1;
-      h = Long.rotateLeft(h, 23) * P2 + P3;
-      a += 4;
-      n -= 4;
-    }
-    while (n > 0) {
-      h ^= (RawMemory.getByte(a) & 0xFFL) * P5;
-      h = Long.rotateLeft(h, 11) * P1;
-      a++;
-      n--;
+    long h = SEED + P5 + length * P1;
+    if (length >= 8) {
+      long a = address;
+      long n = length;
+      while (n > 8) {
+        h = round(h, RawMemory.getLong(a));
+        a += 8;
+        n -= 8;
+      }
+      h = round(h, RawMemory.getLong(address + length - 8));
+    } else if (length >= 4) {
+      long lo = RawMemory.getInt(address) & 0xFFFFFFFFL;
+      long hi = RawMemory.getInt(address + length - 4) & 0xFFFFFFFFL;
+      h = round(h, (hi << 32) | lo);
+    } else if (length > 0) {
+      long b0 = RawMemory.getByte(address) & 0xFFL;
+      long b1 = RawMemory.getByte(address + (length >>> 1)) & 0xFFL;
+      long b2 = RawMemory.getByte(address + length - 1) & 0xFFL;
+      h = round(h, b0 | (b1 << 8) | (b2 << 16));
     }
     h ^= h >>> 33;
     h *= P2;
@@ -68,5 +69,10 @@ public final class HashMixer {
     h *= P3;
     h ^= h >>> 32;
     return h;
+  }
+
+  private static long round(long h, long word) {
+    long k = Long.rotateLeft(word * P2, 31) * P1;
+    return Long.rotateLeft(h ^ k, 27) * P1 + P4;
   }
 }

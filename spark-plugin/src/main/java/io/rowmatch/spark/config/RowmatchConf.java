@@ -20,6 +20,8 @@ public final class RowmatchConf implements Serializable {
   public static final String BATCH_SIZE = "spark.rowmatch.batchSize";
   public static final String MEMORY_LIMIT = "spark.rowmatch.memory.limit";
   public static final String EXPLAIN_FALLBACK = "spark.rowmatch.explainFallback";
+  public static final String JOIN_ENABLED = "spark.rowmatch.join.enabled";
+  public static final String JOIN_REPLACE_SORT_MERGE = "spark.rowmatch.join.replaceSortMergeJoin";
 
   public static final boolean ENABLED_DEFAULT = true;
   public static final boolean AGGREGATE_ENABLED_DEFAULT = true;
@@ -27,6 +29,8 @@ public final class RowmatchConf implements Serializable {
   public static final int BATCH_SIZE_DEFAULT = 8192;
   public static final String MEMORY_LIMIT_DEFAULT = "2g";
   public static final boolean EXPLAIN_FALLBACK_DEFAULT = false;
+  public static final boolean JOIN_ENABLED_DEFAULT = true;
+  public static final boolean JOIN_REPLACE_SORT_MERGE_DEFAULT = true;
 
   private final boolean enabled;
   private final boolean aggregateEnabled;
@@ -35,6 +39,8 @@ public final class RowmatchConf implements Serializable {
   private final long memoryLimitBytes;
   private final boolean explainFallback;
   private final String sessionTimeZone;
+  private boolean joinEnabled = JOIN_ENABLED_DEFAULT;
+  private boolean joinReplaceSortMerge = JOIN_REPLACE_SORT_MERGE_DEFAULT;
 
   public RowmatchConf(boolean enabled, boolean aggregateEnabled, boolean dedupEnabled, int batchSize,
       long memoryLimitBytes, boolean explainFallback, String sessionTimeZone) {
@@ -59,7 +65,7 @@ public final class RowmatchConf implements Serializable {
   }
 
   public static RowmatchConf from(SQLConf conf) {
-    return new RowmatchConf(
+    RowmatchConf c = new RowmatchConf(
         bool(conf, ENABLED, ENABLED_DEFAULT),
         bool(conf, AGGREGATE_ENABLED, AGGREGATE_ENABLED_DEFAULT),
         bool(conf, DEDUP_ENABLED, DEDUP_ENABLED_DEFAULT),
@@ -67,6 +73,9 @@ public final class RowmatchConf implements Serializable {
         bytes(conf, MEMORY_LIMIT, MEMORY_LIMIT_DEFAULT),
         bool(conf, EXPLAIN_FALLBACK, EXPLAIN_FALLBACK_DEFAULT),
         conf.sessionLocalTimeZone());
+    c.joinEnabled = bool(conf, JOIN_ENABLED, JOIN_ENABLED_DEFAULT);
+    c.joinReplaceSortMerge = bool(conf, JOIN_REPLACE_SORT_MERGE, JOIN_REPLACE_SORT_MERGE_DEFAULT);
+    return c;
   }
 
   private static boolean bool(SQLConf conf, String key, boolean dflt) {
@@ -105,4 +114,6 @@ public final class RowmatchConf implements Serializable {
   public long memoryLimitBytes() { return memoryLimitBytes; }
   public boolean explainFallback() { return explainFallback; }
   public String sessionTimeZone() { return sessionTimeZone; }
+  public boolean joinEnabled() { return joinEnabled; }
+  public boolean joinReplaceSortMerge() { return joinReplaceSortMerge; }
 }

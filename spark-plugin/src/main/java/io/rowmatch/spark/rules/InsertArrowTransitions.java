@@ -11,6 +11,7 @@ import org.apache.spark.sql.execution.SparkPlan;
 import io.rowmatch.spark.config.RowmatchConf;
 import io.rowmatch.spark.exec.ArrowBatchProducer;
 import io.rowmatch.spark.exec.ArrowSettings;
+import io.rowmatch.spark.exec.RowInputChildren;
 import io.rowmatch.spark.exec.RowmatchToArrowExec;
 import scala.jdk.javaapi.CollectionConverters;
 
@@ -39,9 +40,12 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
     boolean consumesArrow = plan instanceof ArrowBatchProducer && !(plan instanceof RowmatchToArrowExec);
     List<SparkPlan> newChildren = new ArrayList<>(children.size());
     boolean changed = false;
-    for (SparkPlan child : children) {
+    for (int i = 0; i < children.size(); i++) {
+      SparkPlan child = children.get(i);
       SparkPlan c = rewrite(child, settings);
-      if (consumesArrow) {
+      if (plan instanceof RowInputChildren r && r.keepsRowInput(i)) {
+        c = c instanceof RowToColumnarExec r2c ? r2c.child() : c; // read row-based (a broadcast exchange)
+      } else if (consumesArrow) {
         c = arrowInput(c, settings);
       }
       changed |= c != child;

@@ -58,6 +58,10 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
   }
 
   private SparkPlan replaceNode(SparkPlan plan, boolean orderNeeded, RowmatchConf conf) {
+    SparkPlan join = JoinPlanner.replace(plan, orderNeeded, conf);
+    if (join != null) {
+      return join;
+    }
     if (!(plan instanceof BaseAggregateExec agg) || plan instanceof RowmatchHashAggregateExec) {
       return plan;
     }

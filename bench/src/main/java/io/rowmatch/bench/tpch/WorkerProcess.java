@@ -1,0 +1,134 @@
+package io.rowmatch.bench.tpch;
+
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** The parent's handle on one engine's worker JVM ({@link EngineWorker}). */
+public final class WorkerProcess implements AutoCloseable {
+  private final Engine engine;
+  private final Process process;
+  private final BufferedReader replies;
+  private final BufferedWriter commands;
+  private final Path log;
+  private String failure;
+
+  private WorkerProcess(Engine engine, Process process, Path log) {
+    this.engine = engine;
+    this.process = process;
+    this.log = log;
+    this.replies = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    this.commands = new BufferedWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8));
+  }
+
+  /** Starts the worker with the same JVM flags and classpath as this JVM (plus extra jars) and waits for it. */
+  public static WorkerProcess start(Engine engine, BenchmarkOptions options, TpchDataset data, Path resultsDir,
+      List<String> jvmFlags, List<Path> extraJars) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmFlags);
+    command.add("-Xmx" + options.childHeap());
+    command.add("-XX:+UseParallelGC");
+    StringBuilder classpath = new StringBuilder(System.getProperty("java.class.path"));
+    for (Path jar : extraJars) {
+      classpath.append(java.io.File.pathSeparator).append(jar.toAbsolutePath());
+    }
+    command.addAll(Arrays.asList("-cp", classpath.toString(), EngineWorker.class.getName(),
+        "--engine", engine.id(),
+        "--master", "local[*]",
+        "--shuffle-partitions", Integer.toString(options.shufflePartitions()),
+        "--data-dir", data.dir().toAbsolutePath().toString(),
+        "--sf", Double.toString(data.scaleFactor()),
+        "--results-dir", resultsDir.toAbsolutePath().toString()));
+    Path log = resultsDir.resolve("logs").resolve(engine.id() + ".log");
+    try {
+      Files.createDirectories(log.getParent());
+      Process process = new ProcessBuilder(command)
+          .redirectError(log.toFile())
+          .start();
+      WorkerProcess worker = new WorkerProcess(engine, process, log);
+      worker.awaitReady();
+      return worker;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot start the " + engine.id() + " worker JVM", e);
+    }
+  }
+
+  public Engine engine() {
+    return engine;
+  }
+
+  /** Empty when the worker is up; else why it is not (the run goes on without it). */
+  public String failure() {
+    return failure;
+  }
+
+  private void awaitReady() throws IOException {
+    String line = nextProtocolLine();
+    if (line == null) {
+      failure = "the " + engine.id() + " JVM exited before it was ready; see " + log;
+    } else if (line.startsWith(WorkerProtocol.FAILED)) {
+      failure = line.substring(WorkerProtocol.FAILED.length()).strip() + " (log: " + log + ")";
+    }
+  }
+
+  public WorkerProtocol.Reply run(int query, String label) {
+    if (failure != null) {
+      return WorkerProtocol.Reply.error(query, label, failure);
+    }
+    try {
+      commands.write("run " + query + " " + label + "\n");
+      commands.flush();
+      String line = nextProtocolLine();
+      if (line == null) {
+        failure = "the " + engine.id() + " JVM died during q" + query + " (" + label + "); see " + log;
+        return WorkerProtocol.Reply.error(query, label, failure);
+      }
+      if (line.startsWith(WorkerProtocol.FAILED)) {
+        return WorkerProtocol.Reply.error(query, label, line);
+      }
+      return WorkerProtocol.Reply.parse(line);
+    } catch (IOException e) {
+      failure = "lost the " + engine.id() + " JVM: " + e.getMessage() + "; see " + log;
+      return WorkerProtocol.Reply.error(query, label, failure);
+    }
+  }
+
+  private String nextProtocolLine() throws IOException {
+    for (String line = replies.readLine(); line != null; line = replies.readLine()) {
+      if (line.startsWith("@@")) {
+        return line;
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public void close() {
+    try {
+      if (process.isAlive()) {
+        commands.write("quit\n");
+        commands.flush();
+      }
+    } catch (IOException ignored) {
+      // the process is gone already
+    }
+    try {
+      if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+  }
+}

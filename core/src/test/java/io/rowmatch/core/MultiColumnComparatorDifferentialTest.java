@@ -1,0 +1,165 @@
+package io.rowmatch.core;
+
+import io.rowmatch.core.testing.RandomVectors;
+import io.rowmatch.core.testing.ReferenceEquality;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.NullVector;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.util.TransferPair;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Random vectors of every type, every row pair, all four flag combinations: {@code equal} and
+ * {@code equalMany} must agree with {@link ReferenceEquality}.
+ */
+class MultiColumnComparatorDifferentialTest {
+  private BufferAllocator allocator;
+
+  @BeforeEach
+  void open() {
+    allocator = new RootAllocator();
+  }
+
+  @AfterEach
+  void close() {
+    allocator.close(); // fails on a leaked buffer
+  }
+
+  static Stream<Field> types() {
+    return RandomVectors.allTypes().stream();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("types")
+  void everyTypeAgreesWithTheReference(Field field) {
+    Random rnd = new Random(field.getName().hashCode());
+    int[][] sizes = {{37, 29}, {0, 5}, {1, 1}, {64, 65}, {65, 63}};
+    int equalPairs = 0;
+    for (int[] size : sizes) {
+      try (FieldVector l = RandomVectors.create(field, allocator, size[0], rnd, 0.2);
+          FieldVector r = RandomVectors.create(field, allocator, size[1], rnd, 0.2)) {
+        equalPairs += checkAllPairs(List.of(l), List.of(r));
+      }
+    }
+    // The pools are small: a type whose pairs never compare equal would test nothing.
+    assertTrue(equalPairs > 0, "no equal pairs were generated for " + field);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("types")
+  void nullVectorAgainstEveryTypeInBothDirections(Field field) {
+    Random rnd = new Random(7);
+    try (FieldVector typed = RandomVectors.create(field, allocator, 20, rnd, 0.5);
+        NullVector nulls = new NullVector("n", 11)) {
+      checkAllPairs(List.of(typed), List.of(nulls));
+      checkAllPairs(List.of(nulls), List.of(typed));
+    }
+  }
+
+  @Test
+  void multiColumnRowsOfMixedTypes() {
+    List<Field> all = RandomVectors.allTypes();
+    Random rnd = new Random(42);
+    for (int round = 0; round < 40; round++) {
+      List<Field> keys = new ArrayList<>();
+      for (int c = 0; c < 1 + rnd.nextInt(4); c++) {
+        keys.add(all.get(rnd.nextInt(all.size())));
+      }
+      List<FieldVector> left = new ArrayList<>();
+      List<FieldVector> right = new ArrayList<>();
+      try {
+        for (Field k : keys) {
+          left.add(RandomVectors.create(k, allocator, 40, rnd, 0.1));
+          right.add(RandomVectors.create(k, allocator, 33, rnd, 0.1));
+        }
+        checkAllPairs(left, right);
+      } finally {
+        left.forEach(FieldVector::close);
+        right.forEach(FieldVector::close);
+      }
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("types")
+  void slicesCompareByTheirOwnRows(Field field) {
+    Random rnd = new Random(11);
+    try (FieldVector whole = RandomVectors.create(field, allocator, 90, rnd, 0.2);
+        FieldVector other = RandomVectors.create(field, allocator, 30, rnd, 0.2)) {
+      TransferPair tp = whole.getTransferPair(allocator);
+      tp.splitAndTransfer(13, 50);
+      try (FieldVector slice = (FieldVector) tp.getTo()) {
+        checkAllPairs(List.of(slice), List.of(other));
+        checkAllPairs(List.of(other), List.of(slice));
+      }
+    }
+  }
+
+  /** Checks every pair under all four flag combinations; returns how many pairs were equal. */
+  static int checkAllPairs(List<? extends FieldVector> left, List<? extends FieldVector> right) {
+    int n = left.size();
+    int lRows = n == 0 ? 0 : left.get(0).getValueCount();
+    int rRows = n == 0 ? 0 : right.get(0).getValueCount();
+    int equalCount = 0;
+    for (int flags = 0; flags < 4; flags++) {
+      boolean[] nullsEqual = new boolean[n];
+      boolean[] nansEqual = new boolean[n];
+      java.util.Arrays.fill(nullsEqual, (flags & 1) != 0);
+      java.util.Arrays.fill(nansEqual, (flags & 2) != 0);
+      int pairs = lRows * rRows;
+      int[] li = new int[pairs];
+      int[] ri = new int[pairs];
+      boolean[] expected = new boolean[pairs];
+      try (MultiColumnComparator cmp = MultiColumnComparator.build(left, right, nullsEqual, nansEqual)) {
+        int k = 0;
+        for (int i = 0; i < lRows; i++) {
+          for (int j = 0; j < rRows; j++) {
+            expected[k] = ReferenceEquality.rowsEqual(left, i, right, j, nullsEqual, nansEqual);
+            final int fi = i;
+            final int fj = j;
+            assertEquals(expected[k], cmp.equal(i, j), () -> describe(left, fi, right, fj, nullsEqual, nansEqual));
+            li[k] = i;
+            ri[k] = j;
+            equalCount += expected[k] ? 1 : 0;
+            k++;
+          }
+        }
+        boolean[] out = new boolean[pairs + 3];
+        java.util.Arrays.fill(out, pairs, pairs + 3, true);
+        cmp.equalMany(li, ri, pairs, out);
+        for (k = 0; k < pairs; k++) {
+          final int fk = k;
+          assertEquals(expected[k], out[k],
+              () -> "equalMany " + describe(left, li[fk], right, ri[fk], nullsEqual, nansEqual));
+        }
+      }
+    }
+    return equalCount;
+  }
+
+  private static String describe(List<? extends FieldVector> left, int i, List<? extends FieldVector> right, int j,
+      boolean[] nullsEqual, boolean[] nansEqual) {
+    StringBuilder sb = new StringBuilder("rows " + i + " vs " + j + " nullsEqual=" + nullsEqual[0] + " nansEqual="
+        + nansEqual[0] + ":");
+    for (int c = 0; c < left.size(); c++) {
+      sb.append(" [").append(left.get(c).getField().getType()).append(' ')
+          .append(RandomVectors.show(left.get(c), i)).append(" vs ").append(RandomVectors.show(right.get(c), j))
+          .append(']');
+    }
+    return sb.toString();
+  }
+}

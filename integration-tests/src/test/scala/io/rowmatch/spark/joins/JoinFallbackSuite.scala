@@ -1,0 +1,128 @@
+package io.rowmatch.spark.joins
+
+import org.apache.spark.SparkException
+import org.apache.spark.sql.functions._
+import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, SortMergeJoinExec}
+
+import io.rowmatch.spark.exec.BroadcastJoinTables
+
+/**
+ * What stays vanilla and why, the settings, the memory limit, failing tasks, and the broadcast build side
+ * being hashed once per executor rather than once per task.
+ */
+class JoinFallbackSuite extends JoinQueryTest {
+
+  private lazy val left = JoinData.intKeys(spark, 300, 12, seed = 21).toDF("k", "lv")
+  private lazy val right = JoinData.intKeys(spark, 200, 15, seed = 22).toDF("k", "rv")
+
+  /** Runs with the plugin off and on; equal results; returns the plugin-on frame (already collected). */
+  private def compare(strategy: Strategy, extraConf: (String, String)*)(query: => org.apache.spark.sql.DataFrame) = {
+    withConf(strategy.conf ++ extraConf: _*) {
+      val expected = withConf("spark.rowmatch.enabled" -> "false")(query.collect().toSeq)
+      val df = query
+      val actual = df.collect().toSeq
+      assertSameRows(expected, actual, planText(df))
+      df
+    }
+  }
+
+  test("NOT IN (null-aware anti join) stays vanilla with its reason") {
+    left.createOrReplaceTempView("l")
+    right.createOrReplaceTempView("r")
+    val df = compare(Broadcast)(spark.sql("select * from l where k not in (select k from r)"))
+    assert(rowmatchJoins(df).isEmpty, planText(df))
+    assert(executedNodes(df).exists {
+      case b: BroadcastHashJoinExec => b.isNullAwareAntiJoin
+      case _ => false
+    }, planText(df))
+    assert(fallbackReasons(df).exists(_.contains("null-aware anti join")), planText(df))
+  }
+
+  test("spark.rowmatch.join.enabled=false keeps every join vanilla and says so") {
+    for (st <- strategies) {
+      val df = compare(st, "spark.rowmatch.join.enabled" -> "false")(left.join(right, Seq("k")))
+      assert(rowmatchJoins(df).isEmpty, planText(df))
+      assert(fallbackReasons(df).exists(_.contains("spark.rowmatch.join.enabled=false")), planText(df))
+    }
+  }
+
+  test("spark.rowmatch.join.replaceSortMergeJoin=false keeps sort-merge joins only") {
+    val off = "spark.rowmatch.join.replaceSortMergeJoin" -> "false"
+    val smj = compare(SortMerge, off)(left.join(right, Seq("k")))
+    assert(rowmatchJoins(smj).isEmpty, planText(smj))
+    assert(executedNodes(smj).exists(_.isInstanceOf[SortMergeJoinExec]), planText(smj))
+    assert(fallbackReasons(smj).exists(_.contains("spark.rowmatch.join.replaceSortMergeJoin=false")), planText(smj))
+    val bhj = compare(Broadcast, off)(left.join(right, Seq("k")))
+    assert(rowmatchJoins(bhj).map(_.replaced) == Seq("BroadcastHashJoin"), planText(bhj))
+  }
+
+  test("a key that is an expression stays vanilla with its reason") {
+    for (st <- strategies) {
+      val df = compare(st)(left.join(right, left("k") + 1 === right("k")))
+      assert(rowmatchJoins(df).isEmpty, planText(df))
+      assert(fallbackReasons(df).exists(_.contains("is an expression, not a column")), planText(df))
+    }
+  }
+
+  test("a column type the join does not carry stays vanilla with its reason") {
+    val withArray = right.withColumn("arr", array(col("rv"), col("rv")))
+    val df = compare(ShuffledHash)(left.join(withArray, Seq("k")))
+    assert(rowmatchJoins(df).isEmpty, planText(df))
+    assert(fallbackReasons(df).exists(_.contains("column arr of type array<bigint>")), planText(df))
+  }
+
+  test("a join whose output order a parent merge join relies on stays vanilla") {
+    // The outer join cannot be replaced (an array column), so it stays a sort-merge join that reads the inner
+    // join's ordering without a sort of its own; the inner join must then keep that ordering.
+    val third = JoinData.intKeys(spark, 100, 12, seed = 23).toDF("k", "tv").withColumn("arr", array(col("tv")))
+    val df = compare(SortMerge)(left.join(right, Seq("k")).join(third, Seq("k")))
+    val reasons = fallbackReasons(df)
+    if (rowmatchJoins(df).isEmpty) {
+      assert(reasons.exists(_.contains("relies on the join's output ordering")), planText(df))
+    }
+    assert(executedNodes(df).count(_.isInstanceOf[SortMergeJoinExec]) >= 1, planText(df))
+  }
+
+  test("a build side over spark.rowmatch.memory.limit fails with an error naming the setting") {
+    val big = spark.range(0, 40000, 1, 2).select((col("id") % 1000).cast("int").as("k"),
+      concat(lit("x" * 100), col("id").cast("string")).as("payload"))
+    // Both sides are large: Spark may hash either side of a shuffled join.
+    val probe = big.select(col("k"), col("payload").as("payload2"))
+    for (st <- Seq(ShuffledHash, SortMerge, Broadcast)) {
+      withConf(st.conf ++ Seq("spark.rowmatch.memory.limit" -> "256k", "spark.sql.autoBroadcastJoinThreshold" ->
+          (if (st == Broadcast) "100MB" else "-1")): _*) {
+        val q = probe.join(if (st == Broadcast) big.hint("broadcast") else big, Seq("k"))
+        val e = intercept[Exception] {
+          q.collect()
+          fail(s"${st.name}: no error with a 256k limit\n${planText(q)}")
+        }
+        val messages = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString("\n")
+        assert(messages.contains("spark.rowmatch.memory.limit"), messages)
+      }
+      assertNoArrowMemoryHeld()
+    }
+  }
+
+  test("a task failing inside the join releases every buffer") {
+    // The condition reads both sides, so it is evaluated by the join itself (not pushed below it).
+    val boom = udf((v: Long) => if (v % 97 == 0) throw new IllegalStateException("boom") else true)
+    for (st <- strategies) {
+      withConf(st.conf: _*) {
+        val e = intercept[SparkException](left.join(right, left("k") === right("k") && boom(left("lv") + right("rv")))
+          .collect())
+        assert(Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).exists(
+          t => String.valueOf(t.getMessage).contains("boom")), e)
+      }
+      assertNoArrowMemoryHeld()
+    }
+  }
+
+  test("a broadcast build side is hashed once per executor and shared by the tasks probing it") {
+    val probe = spark.range(0, 20000, 1, 8).select((col("id") % 500).cast("int").as("k"), col("id").as("v"))
+    val builds = BroadcastJoinTables.builds()
+    val acquires = BroadcastJoinTables.acquires()
+    val df = checkJoin(Broadcast)(probe.join(right.hint("broadcast"), Seq("k")))
+    assert(BroadcastJoinTables.acquires() - acquires >= 8, "every probe partition takes the build side")
+    assert(BroadcastJoinTables.builds() - builds == 1, "the broadcast was hashed more than once")
+  }
+}

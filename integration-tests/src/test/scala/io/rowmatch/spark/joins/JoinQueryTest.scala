@@ -1,0 +1,158 @@
+package io.rowmatch.spark.joins
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
+import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach}
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.rowmatch.spark.exec.{ArrowRootMemory, BroadcastJoinTables, RowmatchHashJoinExec, TaskArrowMemory}
+import io.rowmatch.spark.rules.FallbackReasons
+
+/**
+ * Differential checks of Rowmatch joins against vanilla Spark: each query runs with the plugin off and on
+ * under the same join strategy; results must be equal (as multisets, floats compared bit-exactly except
+ * NaN = NaN and -0.0 = 0.0 as Spark's Row equality has it), the plan that ran (AQE's final plan) must hold
+ * RowmatchHashJoin replacing the expected Spark join, and after every test no Arrow memory may be held:
+ * no task allocator open, no broadcast build side in use, and Spark's Arrow root back to zero once the idle
+ * broadcast build sides are closed.
+ */
+trait JoinQueryTest extends AnyFunSuite with BeforeAndAfterAll with BeforeAndAfterEach {
+
+  protected lazy val spark: SparkSession = SparkSession.builder()
+    .master("local[2]")
+    .appName(getClass.getSimpleName)
+    .config("spark.sql.extensions", "io.rowmatch.spark.RowmatchExtensions")
+    .config("spark.sql.shuffle.partitions", "4")
+    .config("spark.ui.enabled", "false")
+    .config("spark.sql.adaptive.enabled", "true")
+    // Keep joins with an empty side as joins: the empty-side cases are part of what we test.
+    .config("spark.sql.adaptive.optimizer.excludedRules",
+      "org.apache.spark.sql.execution.adaptive.AQEPropagateEmptyRelation")
+    .config("spark.sql.optimizer.excludedRules",
+      "org.apache.spark.sql.catalyst.optimizer.ConvertToLocalRelation," +
+        "org.apache.spark.sql.catalyst.optimizer.PropagateEmptyRelation")
+    .config("spark.rowmatch.batchSize", "64") // small batches: many probe and output batches per partition
+    .getOrCreate()
+
+  override protected def afterAll(): Unit = {
+    try spark.stop() finally super.afterAll()
+  }
+
+  override protected def afterEach(): Unit = {
+    try assertNoArrowMemoryHeld() finally super.afterEach()
+  }
+
+  protected def assertNoArrowMemoryHeld(): Unit = {
+    assert(TaskArrowMemory.openAllocators() == 0, "a Rowmatch task allocator was left open")
+    assert(BroadcastJoinTables.users() == 0, "a task still holds a broadcast build side")
+    BroadcastJoinTables.closeIdleNow()
+    assert(BroadcastJoinTables.cached() == 0, "a broadcast build side is still cached")
+    assert(ArrowRootMemory.allocatedBytes() == 0, s"Arrow memory leaked: ${ArrowRootMemory.describe()}")
+  }
+
+  protected def withConf[T](pairs: (String, String)*)(f: => T): T = {
+    val conf = spark.conf
+    val old = pairs.map { case (k, _) => k -> conf.getOption(k) }
+    pairs.foreach { case (k, v) => conf.set(k, v) }
+    try f finally old.foreach {
+      case (k, Some(v)) => conf.set(k, v)
+      case (k, None) => conf.unset(k)
+    }
+  }
+
+  /** How Spark is pushed to plan an equi-join, with the Spark node we then expect to have replaced. */
+  sealed abstract class Strategy(val name: String, val replaces: String, val conf: Seq[(String, String)])
+
+  case object Broadcast extends Strategy("broadcast", "BroadcastHashJoin", Seq(
+    "spark.sql.autoBroadcastJoinThreshold" -> "10MB",
+    "spark.sql.join.preferSortMergeJoin" -> "true"))
+
+  // Spark 4.1 has no forceApplyShuffledHashJoin any more: AQE re-plans the sort-merge join as a shuffled hash
+  // join once the shuffle sizes show every partition fits this local map threshold.
+  case object ShuffledHash extends Strategy("shuffled hash", "ShuffledHashJoin", Seq(
+    "spark.sql.autoBroadcastJoinThreshold" -> "-1",
+    "spark.sql.join.preferSortMergeJoin" -> "false",
+    "spark.sql.adaptive.maxShuffledHashJoinLocalMapThreshold" -> "1g"))
+
+  case object SortMerge extends Strategy("sort-merge", "SortMergeJoin", Seq(
+    "spark.sql.autoBroadcastJoinThreshold" -> "-1",
+    "spark.sql.join.preferSortMergeJoin" -> "true"))
+
+  val strategies: Seq[Strategy] = Seq(Broadcast, ShuffledHash, SortMerge)
+
+  val joinTypes: Seq[String] = Seq("inner", "left_outer", "right_outer", "full_outer", "left_semi", "left_anti")
+
+  /** The plan that actually ran (AQE's final plan, stages unwrapped), as a flat list of nodes. */
+  protected def executedNodes(df: DataFrame): Seq[SparkPlan] = {
+    def flatten(p: SparkPlan): Seq[SparkPlan] = p match {
+      case a: AdaptiveSparkPlanExec => flatten(a.executedPlan)
+      case q: QueryStageExec => flatten(q.plan)
+      case other => other +: other.children.flatMap(flatten)
+    }
+    flatten(df.queryExecution.executedPlan)
+  }
+
+  protected def rowmatchJoins(df: DataFrame): Seq[RowmatchHashJoinExec] =
+    executedNodes(df).collect { case j: RowmatchHashJoinExec => j }
+
+  protected def fallbackReasons(df: DataFrame): Seq[String] =
+    FallbackReasons.collect(df.queryExecution.executedPlan).asScala.toSeq
+
+  protected def planText(df: DataFrame): String =
+    df.queryExecution.executedPlan.treeString + "\nfallbacks: " + fallbackReasons(df).mkString("; ")
+
+  /**
+   * Runs `query` under `strategy` with the plugin off and on; results must be equal and the plan must hold
+   * a RowmatchHashJoin replacing `strategy.replaces` (any Spark join when `anyStrategy`, for join types
+   * Spark cannot plan that way, e.g. a broadcast full outer join). Returns the rows.
+   */
+  protected def checkJoin(strategy: Strategy, anyStrategy: Boolean = false, extraConf: Seq[(String, String)] = Nil)
+      (query: => DataFrame): Seq[Row] = {
+    withConf(strategy.conf ++ extraConf: _*) {
+      val expected = withConf("spark.rowmatch.enabled" -> "false") {
+        val df = query
+        val rows = df.collect().toSeq
+        assert(rowmatchJoins(df).isEmpty, "plugin disabled but a Rowmatch join ran")
+        rows
+      }
+      val df = query
+      val actual = df.collect().toSeq
+      val joins = rowmatchJoins(df)
+      val text = planText(df)
+      assert(joins.nonEmpty, s"no RowmatchHashJoin in\n$text")
+      if (!anyStrategy) {
+        assert(joins.exists(_.replaced == strategy.replaces),
+          s"expected a RowmatchHashJoin replacing ${strategy.replaces} in\n$text")
+      }
+      assertSameRows(expected, actual, text)
+      actual
+    }
+  }
+
+  protected def assertSameRows(expected: Seq[Row], actual: Seq[Row], context: String): Unit = {
+    assert(expected.size == actual.size,
+      s"row counts differ: vanilla ${expected.size}, rowmatch ${actual.size}\n$context")
+    def counts(rows: Seq[Row]): Map[String, Int] =
+      rows.groupBy(canonical).map { case (k, v) => k -> v.size }
+    val e = counts(expected)
+    val a = counts(actual)
+    if (e != a) {
+      val missing = e.filter { case (k, n) => a.getOrElse(k, 0) < n }.keys.take(5)
+      val extra = a.filter { case (k, n) => e.getOrElse(k, 0) < n }.keys.take(5)
+      fail(s"results differ; missing from rowmatch: ${missing.mkString(", ")}; extra in rowmatch: " +
+        s"${extra.mkString(", ")}\n$context")
+    }
+  }
+
+  /** A row as text that tells every value apart, -0.0 from 0.0 included (the join must copy values as they are). */
+  private def canonical(r: Row): String = r.toSeq.map {
+    case null => "null"
+    case d: Double => "D" + java.lang.Double.doubleToRawLongBits(d)
+    case f: Float => "F" + java.lang.Float.floatToRawIntBits(f)
+    case b: Array[Byte] => "B" + b.mkString(",")
+    case other => other.getClass.getSimpleName + ":" + other
+  }.mkString("(", "|", ")")
+}

@@ -1,0 +1,66 @@
+package io.rowmatch.tpch
+
+import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Path}
+
+import scala.io.Source
+
+import io.rowmatch.bench.tpch.{Engine, QueryRun, TpchQuery}
+
+/**
+ * Plugin ON (spark.sql.extensions=io.rowmatch.spark.RowmatchExtensions): every answer must equal the
+ * reference, and the plan must hold Rowmatch operators.
+ *
+ * Until the plugin exists on this branch, its tests are CANCELED (reported as canceled, never as
+ * passed). The switch is automatic: as soon as the plugin's source file (RowmatchExtensions.java or
+ * .scala in spark-plugin) is in the tree, the class must load, or every test FAILS.
+ *
+ * Operator counts: where `rowmatch-operators.tsv` (test resources, same format as the file this suite
+ * writes to target/tpch-rowmatch-operators.tsv) pins a count for a strategy and query, it must match
+ * exactly; otherwise at least one Rowmatch operator is required (every TPC-H query joins or aggregates).
+ */
+class TpchRowmatchSuite extends TpchSuiteBase(Engine.ROWMATCH) {
+  private val ExtensionClass = "io.rowmatch.spark.RowmatchExtensions"
+
+  private def pluginSourcePresent: Boolean = {
+    val sources = Seq("java", "scala").map(ext =>
+      Path.of("..", "spark-plugin", "src", "main", ext, "io", "rowmatch", "spark", s"RowmatchExtensions.$ext"))
+    sources.exists(Files.isRegularFile(_))
+  }
+
+  private def pluginLoadable: Boolean =
+    try { Class.forName(ExtensionClass); true } catch { case _: ClassNotFoundException => false }
+
+  override protected def readiness(): Either[String, Unit] =
+    if (pluginLoadable) Right(())
+    else if (pluginSourcePresent) Left(s"the plugin's source is in spark-plugin but $ExtensionClass does not load")
+    else Left(s"$ExtensionClass is not on this branch yet (issue 5); TPC-H with the plugin ON cannot run")
+
+  override protected def handleNotReady(message: String): Unit =
+    if (pluginSourcePresent) fail(message) else cancel(message)
+
+  private lazy val pinned: Map[(String, Int), Int] = {
+    val resource = getClass.getResourceAsStream("rowmatch-operators.tsv")
+    if (resource == null) Map.empty
+    else {
+      val source = Source.fromInputStream(resource, StandardCharsets.UTF_8.name())
+      try {
+        source.getLines().map(_.trim).filter(l => l.nonEmpty && !l.startsWith("#") && !l.startsWith("strategy"))
+          .map { line =>
+            val Array(strategy, query, count) = line.split("\t")
+            (strategy, query.stripPrefix("q").toInt) -> count.toInt
+          }.toMap
+      } finally source.close()
+    }
+  }
+
+  override protected def checkOperators(strategy: JoinStrategy, query: TpchQuery, run: QueryRun): Unit = {
+    val count = run.inspection().operatorCount()
+    val detail = s"${strategy.name} ${query.name()}: ${run.inspection().operatorSummary()}; fallback reasons: " +
+      run.inspection().fallbackReasons()
+    pinned.get((strategy.name, query.number())) match {
+      case Some(expected) => assert(count == expected, s"expected $expected Rowmatch operators, got $count ($detail)")
+      case None => assert(count >= 1, s"no Rowmatch operator ran ($detail)")
+    }
+  }
+}

@@ -1,0 +1,167 @@
+package io.rowmatch.spark.join;
+
+import io.rowmatch.core.table.JoinTable;
+import io.rowmatch.spark.convert.ArrowSchemas;
+import io.rowmatch.spark.convert.RowsToArrowBatches;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.VectorAppender;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.vectorized.ArrowColumnVector;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * The build side of a hash join: every build row appended into one set of Arrow columns (so a build row id
+ * is a plain index for the output gather) plus the {@link JoinTable} over its keys. Input batches may be
+ * reused by their producer after next(), so their columns are copied (bulk, with Arrow's VectorAppender)
+ * and their keys interned before the next batch is pulled. Everything comes from the given allocator and
+ * is released by {@link #close()}, also when building fails half way.
+ */
+public final class JoinBuildSide implements AutoCloseable {
+  private final List<FieldVector> columns = new ArrayList<>();
+  private final JoinTable table;
+  private int rows;
+  private boolean closed;
+
+  private JoinBuildSide(JoinSpec spec, BufferAllocator allocator) {
+    Schema schema = ArrowSchemas.toArrow(spec.buildSchema(), spec.timeZone);
+    List<Field> keyFields = new ArrayList<>();
+    for (int k : spec.buildKeys) {
+      keyFields.add(schema.getFields().get(k));
+    }
+    try {
+      for (Field f : schema.getFields()) {
+        FieldVector v = f.createVector(allocator);
+        columns.add(v);
+        v.allocateNew();
+      }
+      table = new JoinTable(allocator, keyFields, spec.nullsEqual, spec.nansEqual, spec.operatorName + " build side");
+    } catch (RuntimeException e) {
+      closeColumns();
+      throw e;
+    }
+  }
+
+  /** Builds from Arrow batches of the build child (columns in the build child's output order). */
+  public static JoinBuildSide fromBatches(Iterator<ColumnarBatch> input, JoinSpec spec, BufferAllocator allocator) {
+    JoinBuildSide side = new JoinBuildSide(spec, allocator);
+    try {
+      while (input.hasNext()) {
+        side.add(input.next(), spec);
+      }
+      side.finish();
+      return side;
+    } catch (RuntimeException | Error e) {
+      side.close();
+      throw e;
+    }
+  }
+
+  /** Builds from rows (a broadcast relation's rows), converted to Arrow batches first. */
+  public static JoinBuildSide fromRows(Iterator<InternalRow> input, JoinSpec spec, BufferAllocator allocator) {
+    try (RowsToArrowBatches batches = new RowsToArrowBatches(input, spec.buildSchema(), spec.timeZone,
+        spec.batchSize, allocator, spec.memoryLimit)) {
+      return fromBatches(batches, spec, allocator);
+    }
+  }
+
+  private void add(ColumnarBatch batch, JoinSpec spec) {
+    int n = batch.numRows();
+    if (n == 0) {
+      return;
+    }
+    if (batch.numCols() != columns.size()) {
+      throw new IllegalStateException(spec.operatorName + ": build batch has " + batch.numCols() + " columns, expected "
+          + columns.size());
+    }
+    List<ValueVector> keys = new ArrayList<>(spec.buildKeys.length);
+    ValueVector[] in = new ValueVector[columns.size()];
+    for (int c = 0; c < in.length; c++) {
+      in[c] = arrow(batch.column(c), c, spec.operatorName);
+      if (in[c].getValueCount() != n) {
+        throw new IllegalStateException(spec.operatorName + ": build column " + c + " holds " + in[c].getValueCount()
+            + " values in a batch of " + n + " rows");
+      }
+    }
+    for (int k : spec.buildKeys) {
+      keys.add(in[k]);
+    }
+    table.addBatch(keys, n);
+    for (int c = 0; c < in.length; c++) {
+      in[c].accept(new VectorAppender(columns.get(c)), null);
+    }
+    rows += n;
+  }
+
+  private void finish() {
+    table.finish();
+  }
+
+  /**
+   * A fresh read-only Spark view of the build rows, for a join condition. One per user: a ColumnarBatch's
+   * row cursor is mutable, and a broadcast build side is read by several tasks at once. Never close it
+   * (closing an ArrowColumnVector closes the build column).
+   */
+  public ColumnarBatch newRowView() {
+    ColumnVector[] cv = new ColumnVector[columns.size()];
+    for (int c = 0; c < cv.length; c++) {
+      cv[c] = new ArrowColumnVector(columns.get(c));
+    }
+    return new ColumnarBatch(cv, rows);
+  }
+
+  public static ValueVector arrow(ColumnVector cv, int column, String operator) {
+    if (!(cv instanceof ArrowColumnVector)) {
+      throw new IllegalStateException(operator + " expects Arrow batches but column " + column + " is a "
+          + cv.getClass().getSimpleName());
+    }
+    return ((ArrowColumnVector) cv).getValueVector();
+  }
+
+  public JoinTable table() {
+    return table;
+  }
+
+  public List<FieldVector> columns() {
+    return columns;
+  }
+
+  public int rowCount() {
+    return rows;
+  }
+
+  public long allocatedBytes() {
+    long bytes = table == null ? 0 : table.allocatedBytes();
+    for (FieldVector v : columns) {
+      bytes += v.getBufferSize();
+    }
+    return bytes;
+  }
+
+  private void closeColumns() {
+    for (FieldVector v : columns) {
+      v.close();
+    }
+    columns.clear();
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    closeColumns();
+    if (table != null) {
+      table.close();
+    }
+  }
+}

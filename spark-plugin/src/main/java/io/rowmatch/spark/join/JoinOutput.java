@@ -1,0 +1,98 @@
+package io.rowmatch.spark.join;
+
+import io.rowmatch.spark.convert.ArrowSchemas;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ArrowColumnVector;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Assembles join output batches: each output column is gathered from the probe batch or the build columns
+ * at given row indices (-1, or no index array at all, for the null-padded side of an outer join). Fresh
+ * vectors per batch (the consumer reads a batch before asking for the next; the previous one is released
+ * then), filled column by column with Arrow's copyFromSafe, which copies each value's bytes directly.
+ */
+public final class JoinOutput {
+  private final List<Field> fields = new ArrayList<>();
+  /** Per output column: true when it comes from the probe side; and its ordinal in that side's columns. */
+  private final boolean[] fromProbe;
+  private final int[] ordinal;
+
+  public JoinOutput(JoinSpec spec) {
+    StructType left = spec.leftSchema;
+    StructType right = spec.rightSchema;
+    boolean leftIsProbe = !spec.buildLeft;
+    int n = left.fields().length + (spec.existence() ? 0 : right.fields().length);
+    fromProbe = new boolean[n];
+    ordinal = new int[n];
+    List<Field> leftFields = ArrowSchemas.toArrow(left, spec.timeZone).getFields();
+    for (int i = 0; i < leftFields.size(); i++) {
+      fields.add(nullable(leftFields.get(i)));
+      fromProbe[i] = leftIsProbe;
+      ordinal[i] = i;
+    }
+    if (!spec.existence()) {
+      List<Field> rightFields = ArrowSchemas.toArrow(right, spec.timeZone).getFields();
+      int off = leftFields.size();
+      for (int i = 0; i < rightFields.size(); i++) {
+        fields.add(nullable(rightFields.get(i)));
+        fromProbe[off + i] = !leftIsProbe;
+        ordinal[off + i] = i;
+      }
+    }
+  }
+
+  private static Field nullable(Field f) {
+    // Outer joins pad either side with nulls; Arrow vectors hold validity whatever the flag says.
+    return f.isNullable() ? f : new Field(f.getName(), org.apache.arrow.vector.types.pojo.FieldType.nullable(f.getType()),
+        f.getChildren());
+  }
+
+  /**
+   * One output batch of {@code count} rows. {@code probeRows}/{@code buildRows} give each row's source row on
+   * that side (-1 = null); a null array means every row is null on that side.
+   */
+  public ColumnarBatch gather(ValueVector[] probe, int[] probeRows, List<FieldVector> build, int[] buildRows,
+      int count, BufferAllocator allocator) {
+    ColumnVector[] out = new ColumnVector[fields.size()];
+    try {
+      for (int c = 0; c < out.length; c++) {
+        FieldVector v = fields.get(c).createVector(allocator);
+        out[c] = new ArrowColumnVector(v);
+        v.setInitialCapacity(Math.max(count, 1));
+        v.allocateNew();
+        int[] rows = fromProbe[c] ? probeRows : buildRows;
+        if (rows != null) {
+          ValueVector src = fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]);
+          copy(src, rows, v, count);
+        }
+        v.setValueCount(count);
+      }
+    } catch (RuntimeException | Error e) {
+      for (ColumnVector cv : out) {
+        if (cv != null) {
+          cv.close();
+        }
+      }
+      throw e;
+    }
+    return new ColumnarBatch(out, count);
+  }
+
+  private static void copy(ValueVector src, int[] rows, FieldVector dst, int count) {
+    for (int i = 0; i < count; i++) {
+      int r = rows[i];
+      // Fresh vectors start all-null; var-width holes are filled by copyFromSafe/setValueCount.
+      if (r >= 0) {
+        dst.copyFromSafe(r, i, src);
+      }
+    }
+  }
+}

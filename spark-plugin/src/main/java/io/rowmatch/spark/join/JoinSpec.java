@@ -1,0 +1,92 @@
+package io.rowmatch.spark.join;
+
+import org.apache.spark.sql.types.StructType;
+
+import java.io.Serializable;
+import java.util.Arrays;
+
+/**
+ * A planned RowmatchHashJoin, resolved to column ordinals and flags so executors never look at Catalyst
+ * keys again. "Build" is the side Spark chose to hash (or ours for a replaced sort-merge join), "probe" the
+ * streamed side. Output columns are always Spark's: left then right, or left only for semi/anti joins.
+ */
+public final class JoinSpec implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  public enum Kind { INNER, LEFT_OUTER, RIGHT_OUTER, FULL_OUTER, LEFT_SEMI, LEFT_ANTI }
+
+  public final Kind kind;
+  public final boolean buildLeft;
+  /** Key column ordinals in the build child's output and, pairwise, in the probe child's output. */
+  public final int[] buildKeys;
+  public final int[] probeKeys;
+  /** Per key: null matches null (a collapsed null-safe {@code <=>} pair); NaN matches NaN (normalized floats). */
+  public final boolean[] nullsEqual;
+  public final boolean[] nansEqual;
+  public final StructType leftSchema;
+  public final StructType rightSchema;
+  public final String timeZone;
+  public final int batchSize;
+  public final long memoryLimit;
+  public final String operatorName;
+
+  public JoinSpec(Kind kind, boolean buildLeft, int[] buildKeys, int[] probeKeys, boolean[] nullsEqual,
+      boolean[] nansEqual, StructType leftSchema, StructType rightSchema, String timeZone, int batchSize,
+      long memoryLimit, String operatorName) {
+    this.kind = kind;
+    this.buildLeft = buildLeft;
+    this.buildKeys = buildKeys;
+    this.probeKeys = probeKeys;
+    this.nullsEqual = nullsEqual;
+    this.nansEqual = nansEqual;
+    this.leftSchema = leftSchema;
+    this.rightSchema = rightSchema;
+    this.timeZone = timeZone;
+    this.batchSize = batchSize;
+    this.memoryLimit = memoryLimit;
+    this.operatorName = operatorName;
+  }
+
+  public StructType buildSchema() {
+    return buildLeft ? leftSchema : rightSchema;
+  }
+
+  public StructType probeSchema() {
+    return buildLeft ? rightSchema : leftSchema;
+  }
+
+  public boolean existence() {
+    return kind == Kind.LEFT_SEMI || kind == Kind.LEFT_ANTI;
+  }
+
+  /** Semi/anti with the probe side on the left: each probe row is kept or dropped by itself. */
+  public boolean probeExistence() {
+    return existence() && !buildLeft;
+  }
+
+  /** Semi/anti with the build side on the left: build rows are kept or dropped after the last probe batch. */
+  public boolean buildExistence() {
+    return existence() && buildLeft;
+  }
+
+  /** Probe rows without a match are kept, padded with nulls. */
+  public boolean probeOuter() {
+    return kind == Kind.FULL_OUTER || (kind == Kind.LEFT_OUTER && !buildLeft) || (kind == Kind.RIGHT_OUTER && buildLeft);
+  }
+
+  /** Build rows without a match are kept, padded with nulls, after the last probe batch. */
+  public boolean buildOuter() {
+    return kind == Kind.FULL_OUTER || (kind == Kind.LEFT_OUTER && buildLeft) || (kind == Kind.RIGHT_OUTER && !buildLeft);
+  }
+
+  /** What identifies the build table of a broadcast, beside the broadcast's id. */
+  public String buildTableKey() {
+    return Arrays.toString(buildKeys) + Arrays.toString(nullsEqual) + Arrays.toString(nansEqual) + buildSchema().json()
+        + timeZone;
+  }
+
+  @Override
+  public String toString() {
+    return kind + (buildLeft ? ", build left" : ", build right");
+  }
+}
