@@ -30,32 +30,32 @@ public final class RawMemory {
     return MemoryUtil.getLong(address);
   }
 
-  /** True when the {@code length} bytes at {@code a} and at {@code b} are the same. */
+  /**
+   * True when the {@code length} bytes at {@code a} and at {@code b} are the same. Word at a time; the
+   * tail is one more word (or int) read overlapping the previous one, never a byte loop, and never a
+   * byte outside {@code [a, a + length)}.
+   */
   public static boolean equalBytes(long a, long b, long length) {
-    while (length >= 8) {
-      if (MemoryUtil.getLong(a) != MemoryUtil.getLong(b)) {
-        return false;
+    if (length >= 8) {
+      long last = length - 8;
+      for (long i = 0; i < last; i += 8) {
+        if (MemoryUtil.getLong(a + i) != MemoryUtil.getLong(b + i)) {
+          return false;
+        }
       }
-      a += 8;
-      b += 8;
-      length -= 8;
+      return MemoryUtil.getLong(a + last) == MemoryUtil.getLong(b + last);
     }
     if (length >= 4) {
-      if (MemoryUtil.getInt(a) != MemoryUtil.getInt(b)) {
-        return false;
-      }
-      a += 4;
-      b += 4;
-      length -= 4;
+      return MemoryUtil.getInt(a) == MemoryUtil.getInt(b)
+          && MemoryUtil.getInt(a + length - 4) == MemoryUtil.getInt(b + length - 4);
     }
-    while (length > 0) {
-      if (MemoryUtil.getByte(a) != MemoryUtil.getByte(b)) {
-        return false;
-      }
-      a++;
-      b++;
-      length--;
+    if (length == 0) {
+      return true;
     }
-    return true;
+    // 1 to 3 bytes: the first, middle and last byte cover them all.
+    long mid = length >>> 1;
+    return MemoryUtil.getByte(a) == MemoryUtil.getByte(b)
+        && MemoryUtil.getByte(a + mid) == MemoryUtil.getByte(b + mid)
+        && MemoryUtil.getByte(a + length - 1) == MemoryUtil.getByte(b + length - 1);
   }
 }
