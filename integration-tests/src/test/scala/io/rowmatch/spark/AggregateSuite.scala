@@ -216,4 +216,42 @@ class AggregateSuite extends RowmatchQueryTest {
       assert(found, e)
     }
   }
+
+  test("a sort aggregate whose output order a sort-merge join relies on stays vanilla") {
+    // Spark's own sort-merge join (not Rowmatch's replacement) is the parent that relies on the order.
+    withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1", "spark.sql.join.preferSortMergeJoin" -> "true",
+        "spark.rowmatch.join.replaceSortMergeJoin" -> "false") {
+      // first() of a column that depends only on the key: deterministic, and a string buffer makes
+      // Spark plan a sort aggregate, whose sorted output lets the join skip its own sort.
+      val named = mixed.withColumn("name", concat(lit("n"), col("i").cast("string")))
+      val query = () => {
+        val left = named.groupBy("i").agg(first("name").as("fname"))
+        val right = named.select(col("i").as("j"), col("l"))
+        left.join(right, left("i") === right("j")).select("i", "fname", "l")
+      }
+      checkAnswerAndOperator(query(), minOperators = 1)
+      val df = withConf("spark.rowmatch.enabled" -> "true") {
+        val d = query()
+        d.collect()
+        d
+      }
+      val plan = executedNodes(df)
+      val joinReliesOnAggOrder = plan.exists(n => n.nodeName == "SortMergeJoin" &&
+        n.children.exists(c => c.nodeName == "SortAggregate" ||
+          (c.nodeName == "InputAdapter" && c.children.exists(_.nodeName == "SortAggregate"))))
+      // The final sort aggregate feeds the join directly (no sort between) and must have stayed vanilla.
+      assert(joinReliesOnAggOrder, df.queryExecution.executedPlan.treeString)
+      assert(fallbackReasons(df).exists(_.contains("relies on the sort aggregate's output ordering")),
+        fallbackReasons(df))
+    }
+  }
+
+  test("without AQE the columnar rule alone replaces and converts") {
+    withConf("spark.sql.adaptive.enabled" -> "false") {
+      checkAnswerAndOperator(mixed.groupBy("s", "b").agg(count("*"), sum("l"), avg("d"), max("i")),
+        exactOperators = Some(2), tolerance = 1e-12)
+      checkAnswerAndOperator(mixed.select("d", "s").distinct(), exactOperators = Some(2))
+      checkAnswerAndOperator(mixed.groupBy("s").agg(countDistinct("i")), minOperators = 3)
+    }
+  }
 }

@@ -1,15 +1,9 @@
 package io.rowmatch.spark.joins
 
-import scala.jdk.CollectionConverters._
+import org.apache.spark.sql.{DataFrame, Row}
 
-import org.apache.spark.sql.{DataFrame, Row, SparkSession}
-import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
-import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach}
-import org.scalatest.funsuite.AnyFunSuite
-
-import io.rowmatch.spark.exec.{ArrowRootMemory, BroadcastJoinTables, RowmatchHashJoinExec, TaskArrowMemory}
-import io.rowmatch.spark.rules.FallbackReasons
+import io.rowmatch.spark.RowmatchQueryTest
+import io.rowmatch.spark.exec.{BroadcastJoinTables, RowmatchHashJoinExec, TaskArrowMemory}
 
 /**
  * Differential checks of Rowmatch joins against vanilla Spark: each query runs with the plugin off and on
@@ -19,48 +13,34 @@ import io.rowmatch.spark.rules.FallbackReasons
  * no task allocator open, no broadcast build side in use, and Spark's Arrow root back to zero once the idle
  * broadcast build sides are closed.
  */
-trait JoinQueryTest extends AnyFunSuite with BeforeAndAfterAll with BeforeAndAfterEach {
+trait JoinQueryTest extends RowmatchQueryTest {
 
-  protected lazy val spark: SparkSession = SparkSession.builder()
-    .master("local[2]")
-    .appName(getClass.getSimpleName)
-    .config("spark.sql.extensions", "io.rowmatch.spark.RowmatchExtensions")
-    .config("spark.sql.shuffle.partitions", "4")
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.adaptive.enabled", "true")
+  override protected def beforeAll(): Unit = {
+    super.beforeAll()
     // Keep joins with an empty side as joins: the empty-side cases are part of what we test.
-    .config("spark.sql.adaptive.optimizer.excludedRules",
+    spark.conf.set("spark.sql.adaptive.optimizer.excludedRules",
       "org.apache.spark.sql.execution.adaptive.AQEPropagateEmptyRelation")
-    .config("spark.sql.optimizer.excludedRules",
+    spark.conf.set("spark.sql.optimizer.excludedRules",
       "org.apache.spark.sql.catalyst.optimizer.ConvertToLocalRelation," +
         "org.apache.spark.sql.catalyst.optimizer.PropagateEmptyRelation")
-    .config("spark.rowmatch.batchSize", "64") // small batches: many probe and output batches per partition
-    .getOrCreate()
-
-  override protected def afterAll(): Unit = {
-    try spark.stop() finally super.afterAll()
   }
 
+  /** Broadcast build sides outlive tasks by design (cached while idle); close them before the leak check. */
   override protected def afterEach(): Unit = {
-    try assertNoArrowMemoryHeld() finally super.afterEach()
+    try {
+      assert(BroadcastJoinTables.users() == 0, "a task still holds a broadcast build side")
+      BroadcastJoinTables.closeIdleNow()
+      assert(BroadcastJoinTables.cached() == 0, "a broadcast build side is still cached")
+    } finally super.afterEach()
   }
 
+  /** Everything afterEach checks, for tests that check in between queries. */
   protected def assertNoArrowMemoryHeld(): Unit = {
     assert(TaskArrowMemory.openAllocators() == 0, "a Rowmatch task allocator was left open")
     assert(BroadcastJoinTables.users() == 0, "a task still holds a broadcast build side")
     BroadcastJoinTables.closeIdleNow()
     assert(BroadcastJoinTables.cached() == 0, "a broadcast build side is still cached")
-    assert(ArrowRootMemory.allocatedBytes() == 0, s"Arrow memory leaked: ${ArrowRootMemory.describe()}")
-  }
-
-  protected def withConf[T](pairs: (String, String)*)(f: => T): T = {
-    val conf = spark.conf
-    val old = pairs.map { case (k, _) => k -> conf.getOption(k) }
-    pairs.foreach { case (k, v) => conf.set(k, v) }
-    try f finally old.foreach {
-      case (k, Some(v)) => conf.set(k, v)
-      case (k, None) => conf.unset(k)
-    }
+    assert(TaskArrowMemory.rootAllocatedBytes() == 0, s"Arrow memory leaked: ${TaskArrowMemory.rootDescription()}")
   }
 
   /** How Spark is pushed to plan an equi-join, with the Spark node we then expect to have replaced. */
@@ -85,21 +65,8 @@ trait JoinQueryTest extends AnyFunSuite with BeforeAndAfterAll with BeforeAndAft
 
   val joinTypes: Seq[String] = Seq("inner", "left_outer", "right_outer", "full_outer", "left_semi", "left_anti")
 
-  /** The plan that actually ran (AQE's final plan, stages unwrapped), as a flat list of nodes. */
-  protected def executedNodes(df: DataFrame): Seq[SparkPlan] = {
-    def flatten(p: SparkPlan): Seq[SparkPlan] = p match {
-      case a: AdaptiveSparkPlanExec => flatten(a.executedPlan)
-      case q: QueryStageExec => flatten(q.plan)
-      case other => other +: other.children.flatMap(flatten)
-    }
-    flatten(df.queryExecution.executedPlan)
-  }
-
   protected def rowmatchJoins(df: DataFrame): Seq[RowmatchHashJoinExec] =
     executedNodes(df).collect { case j: RowmatchHashJoinExec => j }
-
-  protected def fallbackReasons(df: DataFrame): Seq[String] =
-    FallbackReasons.collect(df.queryExecution.executedPlan).asScala.toSeq
 
   protected def planText(df: DataFrame): String =
     df.queryExecution.executedPlan.treeString + "\nfallbacks: " + fallbackReasons(df).mkString("; ")

@@ -17,7 +17,8 @@ import java.util.List;
  * Assembles join output batches: each output column is gathered from the probe batch or the build columns
  * at given row indices (-1, or no index array at all, for the null-padded side of an outer join). Fresh
  * vectors per batch (the consumer reads a batch before asking for the next; the previous one is released
- * then), filled column by column with Arrow's copyFromSafe, which copies each value's bytes directly.
+ * then), filled column by column: buffer to buffer for fixed and variable width ({@link ArrowGather}),
+ * with Arrow's copyFromSafe for the rest (booleans).
  */
 public final class JoinOutput {
   private final List<Field> fields = new ArrayList<>();
@@ -66,12 +67,14 @@ public final class JoinOutput {
       for (int c = 0; c < out.length; c++) {
         FieldVector v = fields.get(c).createVector(allocator);
         out[c] = new ArrowColumnVector(v);
-        v.setInitialCapacity(Math.max(count, 1));
-        v.allocateNew();
         int[] rows = fromProbe[c] ? probeRows : buildRows;
-        if (rows != null) {
-          ValueVector src = fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]);
-          copy(src, rows, v, count);
+        ValueVector src = rows == null ? null : fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]);
+        if (src == null || !ArrowGather.gather(src, rows, v, count)) {
+          v.setInitialCapacity(Math.max(count, 1));
+          v.allocateNew();
+          if (src != null) {
+            copy(src, rows, v, count);
+          }
         }
         v.setValueCount(count);
       }

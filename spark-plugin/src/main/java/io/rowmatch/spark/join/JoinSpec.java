@@ -4,6 +4,7 @@ import org.apache.spark.sql.types.StructType;
 
 import java.io.Serializable;
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * A planned RowmatchHashJoin, resolved to column ordinals and flags so executors never look at Catalyst
@@ -83,6 +84,29 @@ public final class JoinSpec implements Serializable {
   public String buildTableKey() {
     return Arrays.toString(buildKeys) + Arrays.toString(nullsEqual) + Arrays.toString(nansEqual) + buildSchema().json()
         + timeZone;
+  }
+
+  /** Value equality, so plans holding equal joins canonicalize equal (Spark's exchange and stage reuse). */
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof JoinSpec other)) {
+      return false;
+    }
+    return kind == other.kind && buildLeft == other.buildLeft && Arrays.equals(buildKeys, other.buildKeys)
+        && Arrays.equals(probeKeys, other.probeKeys) && Arrays.equals(nullsEqual, other.nullsEqual)
+        && Arrays.equals(nansEqual, other.nansEqual) && leftSchema.equals(other.leftSchema)
+        && rightSchema.equals(other.rightSchema) && Objects.equals(timeZone, other.timeZone)
+        && batchSize == other.batchSize && memoryLimit == other.memoryLimit
+        && operatorName.equals(other.operatorName);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(kind, buildLeft, Arrays.hashCode(buildKeys), Arrays.hashCode(probeKeys), leftSchema,
+        rightSchema);
   }
 
   @Override

@@ -1,0 +1,120 @@
+package io.rowmatch.bench.spark;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Plugin on vs off for issue 6's joins on generated Parquet data (local[2]): a build table of B rows (unique
+ * keys) joined with a probe table of P rows (keys uniform over 2B, so about half the probe rows match), on
+ * one bigint key and on (bigint, string), with the strategy forced by Spark's join hints (broadcast,
+ * shuffle_hash, merge). Each query runs warm, engines interleaved, `reps` times; the Markdown table gives
+ * medians and vanilla/rowmatch. Every run's row count is compared between engines, and the Rowmatch run's
+ * plan must contain RowmatchHashJoin.
+ *
+ * <p>Usage: JoinBench [buildRows=1000000] [probeRows=10000000] [reps=3] [dataDir=target/join-bench-data]
+ */
+public final class JoinBench {
+  private JoinBench() {}
+
+  public static void main(String[] args) {
+    long build = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000L;
+    long probe = args.length > 1 ? Long.parseLong(args[1]) : 10_000_000L;
+    int reps = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+    File dataDir = new File(args.length > 3 ? args[3] : "target/join-bench-data");
+
+    SparkSession spark = SparkSession.builder()
+        .master("local[2]")
+        .appName("rowmatch-join-bench")
+        .config("spark.sql.extensions", "io.rowmatch.spark.RowmatchExtensions")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "4g")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.sql.autoBroadcastJoinThreshold", "-1")
+        .config("spark.sql.broadcastTimeout", "1200")
+        .getOrCreate();
+    spark.sparkContext().setLogLevel("WARN");
+    try {
+      File buildDir = new File(dataDir, "build-" + build);
+      File probeDir = new File(dataDir, "probe-" + probe + "-over-" + build);
+      if (!new File(buildDir, "_SUCCESS").exists()) {
+        spark.range(0, build, 1, 4).selectExpr("id as k", "concat('s', cast(id % 1000 as string)) as ks",
+                "id * 3 as bv")
+            .write().mode("overwrite").parquet(buildDir.getAbsolutePath());
+      }
+      if (!new File(probeDir, "_SUCCESS").exists()) {
+        spark.range(0, probe, 1, 8).selectExpr("cast(pmod(hash(id), " + (2 * build) + ") as bigint) as k", "id as pv")
+            .selectExpr("k", "concat('s', cast(k % 1000 as string)) as ks", "pv")
+            .write().mode("overwrite").parquet(probeDir.getAbsolutePath());
+      }
+      String b = buildDir.getAbsolutePath();
+      String p = probeDir.getAbsolutePath();
+      List<String> lines = new ArrayList<>();
+      lines.add("| join (build " + build + " x probe " + probe + " rows, local[2]) | vanilla median s"
+          + " | rowmatch median s | vanilla / rowmatch |");
+      lines.add("|---|---|---|---|");
+      String[][] keySets = {{"k"}, {"k", "ks"}};
+      String[] hints = {"broadcast", "shuffle_hash", "merge"};
+      for (String[] keys : keySets) {
+        for (String hint : hints) {
+          String name = hint + " on " + (keys.length == 1 ? "bigint" : "(bigint, string)");
+          java.util.function.Function<SparkSession, Dataset<Row>> q = s -> {
+            Dataset<Row> pr = s.read().parquet(p);
+            Dataset<Row> br = s.read().parquet(b).hint(hint);
+            return pr.join(br, scala.jdk.javaapi.CollectionConverters.asScala(Arrays.asList(keys)).toSeq());
+          };
+          double[] vanilla = new double[reps];
+          double[] ours = new double[reps];
+          run(spark, q, false);
+          run(spark, q, true);
+          for (int r = 0; r < reps; r++) {
+            vanilla[r] = run(spark, q, false);
+            ours[r] = run(spark, q, true);
+            System.out.printf(Locale.ROOT, "%s rep %d: vanilla %.2f s, rowmatch %.2f s%n", name, r, vanilla[r],
+                ours[r]);
+          }
+          double mv = median(vanilla);
+          double mo = median(ours);
+          lines.add(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2fx |", name, mv, mo, mv / mo));
+        }
+      }
+      System.out.println();
+      lines.forEach(System.out::println);
+    } finally {
+      spark.stop();
+    }
+  }
+
+  private static long lastCount = -1;
+
+  private static double run(SparkSession spark, java.util.function.Function<SparkSession, Dataset<Row>> query,
+      boolean rowmatch) {
+    spark.conf().set("spark.rowmatch.enabled", Boolean.toString(rowmatch));
+    Dataset<Row> df = query.apply(spark);
+    long t0 = System.nanoTime();
+    long count = df.javaRDD().count();
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    String plan = df.queryExecution().executedPlan().treeString();
+    if (rowmatch && !plan.contains("RowmatchHashJoin")) {
+      throw new IllegalStateException("Rowmatch did not replace the join:\n" + plan);
+    }
+    if (!rowmatch) {
+      lastCount = count;
+    } else if (count != lastCount) {
+      throw new IllegalStateException("row counts differ: vanilla " + lastCount + ", rowmatch " + count);
+    }
+    return seconds;
+  }
+
+  private static double median(double[] xs) {
+    double[] s = xs.clone();
+    Arrays.sort(s);
+    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  }
+}
