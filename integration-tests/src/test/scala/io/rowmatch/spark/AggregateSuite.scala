@@ -178,6 +178,31 @@ class AggregateSuite extends RowmatchQueryTest {
     }
   }
 
+  test("EXPLAIN EXTENDED lists Rowmatch operators and the fallback reasons") {
+    withConf("spark.sql.extendedExplainProviders" -> "io.rowmatch.spark.rules.RowmatchExplainInfo") {
+      mixed.createOrReplaceTempView("explain_mixed")
+      val text = spark.sql(
+        "EXPLAIN EXTENDED SELECT s, stddev(l), count(*) FROM explain_mixed GROUP BY s UNION ALL " +
+          "SELECT s, 0.0, count(*) FROM (SELECT DISTINCT s, i FROM explain_mixed) GROUP BY s")
+        .collect().map(_.getString(0)).mkString("\n")
+      assert(text.contains("Rowmatch fallbacks ("), text)
+      assert(text.contains("aggregate function stddev is not supported"), text)
+      assert(text.contains("RowmatchHashAggregate"), text)
+      assert(text.contains("replaces="), text)
+      // the same section from the Dataset API, with no operator replaced when the plugin is off
+      val off = withConf("spark.rowmatch.enabled" -> "false") {
+        mixed.groupBy("s").agg(count("*")).queryExecution
+          .explainString(org.apache.spark.sql.execution.ExtendedMode)
+      }
+      assert(off.contains("Rowmatch operators (0)"), off)
+    }
+    withConf("spark.sql.extendedExplainProviders" -> "") {
+      val text = spark.sql("EXPLAIN EXTENDED SELECT s, stddev(l) FROM explain_mixed GROUP BY s")
+        .collect().map(_.getString(0)).mkString("\n")
+      assert(!text.contains("Rowmatch fallbacks"), text)
+    }
+  }
+
   test("decimal sum falls back with a reason and gives Spark's answer") {
     val dec = frame(StructType(Seq(StructField("k", IntegerType), StructField("v", DecimalType(12, 2)))),
       Seq(Row(1, new java.math.BigDecimal("1.25")), Row(1, null), Row(2, new java.math.BigDecimal("-3.50"))))
