@@ -203,12 +203,85 @@ class AggregateSuite extends RowmatchQueryTest {
     }
   }
 
-  test("decimal sum falls back with a reason and gives Spark's answer") {
-    val dec = frame(StructType(Seq(StructField("k", IntegerType), StructField("v", DecimalType(12, 2)))),
-      Seq(Row(1, new java.math.BigDecimal("1.25")), Row(1, null), Row(2, new java.math.BigDecimal("-3.50"))))
-    val df = withConf("spark.rowmatch.enabled" -> "true")(dec.groupBy("k").agg(sum("v")))
-    df.collect()
-    assert(fallbackReasons(df).exists(_.contains("sum over decimal(12,2) is not supported")), fallbackReasons(df))
+  private lazy val decSchema = StructType(Seq(StructField("k", IntegerType),
+    StructField("d", DecimalType(12, 2)), StructField("w", DecimalType(30, 5)), StructField("e", DecimalType(38, 0))))
+
+  /** Decimals of precision 12 (result 22), 30 (result 38) and 38 (result 38): nulls, signs, an all-null group. */
+  private lazy val decRows: Seq[Row] = {
+    val rnd = new scala.util.Random(7)
+    def bd(s: String) = new java.math.BigDecimal(s)
+    (0 until 300).map { n =>
+      val k = n % 9
+      Row(k,
+        if (k == 8 || rnd.nextInt(8) == 0) null else bd(f"${rnd.nextInt(2000000000) - 1000000000}%d.${rnd.nextInt(100)}%02d"),
+        if (k == 8 || rnd.nextInt(8) == 0) null else bd(s"${rnd.nextLong() % 100000000000000000L}${rnd.nextInt(1000)}.${rnd.nextInt(100000)}").setScale(5),
+        if (rnd.nextInt(8) == 0) null else bd(s"${rnd.nextLong()}${math.abs(rnd.nextLong() % 100000000000L)}"))
+    }
+  }
+
+  test("decimal sum: Spark's result type, exact values, nulls and empty groups, precision above 18") {
+    val dec = frame(decSchema, decRows)
+    val rows = checkAnswerAndOperator(dec.groupBy("k").agg(sum("d"), sum("w"), sum("e"), count("*")),
+      minOperators = 2)
+    assert(rows.exists(r => r.getInt(0) == 8 && r.isNullAt(1) && r.isNullAt(2)), rows)
+    val t = dec.groupBy("k").agg(sum("d"), sum("w")).schema
+    assert(t(1).dataType == DecimalType(22, 2) && t(2).dataType == DecimalType(38, 5), t)
+    checkAnswerAndOperator(dec.agg(sum("w"), sum("d")), minOperators = 2)
+    // empty input (a range filter is not folded away at planning time)
+    val none = spark.range(0, 50, 1, 2).selectExpr("cast(id % 3 as int) k", "cast(id * 1.5 as decimal(30, 5)) w")
+      .filter("k < 0")
+    // (AQE replaces a grouped aggregate over an empty stage by an empty relation: no operator to find)
+    assert(checkAnswerAndOperator(none.groupBy("k").agg(sum("w")), minOperators = 0).isEmpty)
+    assert(checkAnswerAndOperator(none.agg(sum("w")), minOperators = 1) == Seq(Row(null)))
+  }
+
+  test("decimal sum overflow: error under ANSI as Spark raises it, null when ANSI is off") {
+    val big = new java.math.BigDecimal("9" * 37 + "0")
+    // group 1 overflows decimal(38,0) (within a partition or when merging), group 2 does not
+    val over = frame(StructType(Seq(StructField("k", IntegerType), StructField("e", DecimalType(38, 0)))),
+      Seq(Row(1, big), Row(1, big), Row(1, big), Row(1, big), Row(2, big), Row(2, null),
+        Row(2, java.math.BigDecimal.ONE.negate())), partitions = 2)
+    withConf("spark.sql.ansi.enabled" -> "true") {
+      val vanilla = withConf("spark.rowmatch.enabled" -> "false") {
+        intercept[Exception](over.groupBy("k").agg(sum("e")).collect())
+      }
+      val ours = withConf("spark.rowmatch.enabled" -> "true") {
+        val df = over.groupBy("k").agg(sum("e"))
+        val e = intercept[Exception](df.collect())
+        assert(rowmatchAggregates(df) >= 1)
+        e
+      }
+      def errorClass(e: Throwable): String = Iterator.iterate(e)(_.getCause).takeWhile(_ != null)
+        .collectFirst { case t: org.apache.spark.SparkThrowable if t.getCondition != null => t.getCondition }
+        .getOrElse("")
+      assert(errorClass(vanilla).nonEmpty, vanilla)
+      assert(errorClass(ours) == errorClass(vanilla), s"$ours\nvs vanilla\n$vanilla")
+    }
+    withConf("spark.sql.ansi.enabled" -> "false") {
+      val rows = checkAnswerAndOperator(over.groupBy("k").agg(sum("e")), minOperators = 2)
+      assert(rows.toSet == Set(Row(1, null), Row(2, big.subtract(java.math.BigDecimal.ONE))), rows)
+    }
+  }
+
+  test("decimal sum mixes with vanilla stages in both directions") {
+    val dec = frame(decSchema, decRows)
+    // vanilla partial (its inputs are expressions) feeding a Rowmatch final
+    val vanillaFirst = checkAnswerAndOperator(dec.groupBy("k").agg(sum(col("w") + col("w")), sum(col("d") * 2)),
+      exactOperators = Some(1))
+    assert(vanillaFirst.size == 9)
+    // Rowmatch partial feeding a vanilla final (its output is an interval, which we do not produce)
+    checkAnswerAndOperator(
+      dec.groupBy("k").agg(expr("make_dt_interval(0, 0, 0, cast(sum(d) / 1000000 as decimal(18, 6)))").as("iv"),
+        sum("w")),
+      exactOperators = Some(1))
+  }
+
+  test("avg over decimal falls back with a reason and gives Spark's answer") {
+    val dec = frame(decSchema, decRows)
+    val df = withConf("spark.rowmatch.enabled" -> "true")(dec.groupBy("k").agg(avg("w")))
+    val expected = withConf("spark.rowmatch.enabled" -> "false")(dec.groupBy("k").agg(avg("w")).collect().toSeq)
+    RowComparison.assertSameRows(expected, df.collect().toSeq, ordered = false, tolerance = 0.0, context = "")
+    assert(fallbackReasons(df).exists(_.contains("avg over decimal(30,5) is not supported")), fallbackReasons(df))
   }
 
   test("plugin settings switch replacement off per kind") {

@@ -361,6 +361,19 @@ public final class AggregatePlanner {
       if (!evalMode.equals("ANSI") && !evalMode.equals("LEGACY")) {
         throw new Refusal("sum in eval mode " + evalMode + ": " + sql);
       }
+      if (in instanceof DecimalType dIn && f.dataType() instanceof DecimalType dOut) {
+        // Spark's decimal sum: result decimal(min(p + 10, 38), s); buffer (sum, isEmpty).
+        DecimalType expected = new DecimalType(Math.min(dIn.precision() + 10, DecimalType.MAX_PRECISION()),
+            Math.min(dIn.scale(), DecimalType.MAX_SCALE()));
+        if (!dOut.sameType(expected)) {
+          throw new Refusal("sum over " + in.simpleString() + " with result type " + dOut.simpleString()
+              + " is not supported: " + sql);
+        }
+        expectBuffers(sql, bufferFields, dOut, BooleanType$.MODULE$);
+        int[] inputs = merge ? mergeInputs : new int[] {inputOrdinal(s.child(), ordinals, sql)};
+        return new FunctionSpec(FunctionSpec.Kind.SUM_DECIMAL, inputs, merge, evalMode.equals("ANSI"), false,
+            bufferFields, resultField, sql, s.getContextOrNull());
+      }
       FunctionSpec.Kind kind;
       if (integral(in) && f.dataType() instanceof LongType) {
         kind = FunctionSpec.Kind.SUM_LONG;
