@@ -265,8 +265,9 @@ class AggregateSuite extends RowmatchQueryTest {
 
   test("decimal sum mixes with vanilla stages in both directions") {
     val dec = frame(decSchema, decRows)
-    // vanilla partial (its inputs are expressions) feeding a Rowmatch final
-    val vanillaFirst = checkAnswerAndOperator(dec.groupBy("k").agg(sum(col("w") + col("w")), sum(col("d") * 2)),
+    // vanilla partial (a FILTER clause, which only the partial applies) feeding a Rowmatch final
+    val vanillaFirst = checkAnswerAndOperator(
+      dec.groupBy("k").agg(expr("sum(w) FILTER (WHERE d > 0)"), expr("sum(d) FILTER (WHERE w < 0)")),
       exactOperators = Some(1))
     assert(vanillaFirst.size == 9)
     // Rowmatch partial feeding a vanilla final (its output is an interval, which we do not produce)
@@ -274,6 +275,41 @@ class AggregateSuite extends RowmatchQueryTest {
       dec.groupBy("k").agg(expr("make_dt_interval(0, 0, 0, cast(sum(d) / 1000000 as decimal(18, 6)))").as("iv"),
         sum("w")),
       exactOperators = Some(1))
+  }
+
+  test("computed aggregate inputs run through Spark's projection below the Rowmatch aggregate") {
+    val dec = frame(decSchema, decRows).withColumn("disc", (col("k") % 3 / 100).cast(DecimalType(12, 2)))
+    // TPC-H style: sum(price * (1 - discount)) over decimals, with repeated and plain inputs mixed in
+    val rows = checkAnswerAndOperator(
+      dec.groupBy("k").agg(sum(col("d") * (lit(1) - col("disc"))), sum(col("d") * (lit(1) - col("disc"))),
+        sum(col("w")), count(col("d") + col("disc")), min(col("k") * 2), max(abs(col("k")))),
+      minOperators = 2)
+    assert(rows.size == 9)
+    checkAnswerAndOperator(mixed.groupBy("s").agg(sum(col("l") * 2 + col("i")), avg(col("l") / 3),
+      max(length(col("s"))), min(col("d") * -1.0)), minOperators = 2, tolerance = 1e-12)
+    // an expression that fails under ANSI fails the same way
+    val big = frame(StructType(Seq(StructField("k", IntegerType), StructField("v", LongType))),
+      Seq(Row(1, Long.MaxValue), Row(2, 1L)), partitions = 1)
+    withConf("spark.sql.ansi.enabled" -> "true") {
+      val vanilla = withConf("spark.rowmatch.enabled" -> "false") {
+        intercept[Exception](big.groupBy("k").agg(sum(col("v") * 2)).collect())
+      }
+      val ours = withConf("spark.rowmatch.enabled" -> "true") {
+        val df = big.groupBy("k").agg(sum(col("v") * 2))
+        val e = intercept[Exception](df.collect())
+        assert(rowmatchAggregates(df) >= 1, df.queryExecution.executedPlan.treeString)
+        e
+      }
+      assert(String.valueOf(vanilla.getMessage).contains("ARITHMETIC_OVERFLOW"), vanilla)
+      assert(String.valueOf(ours.getMessage).contains("ARITHMETIC_OVERFLOW"), ours)
+    }
+    // first() stops evaluating its input once set, so a computed first input stays vanilla
+    val df = withConf("spark.rowmatch.enabled" -> "true") {
+      val d = mixed.groupBy("s").agg(first(col("l") + 1), sum("l"))
+      d.collect()
+      d
+    }
+    assert(fallbackReasons(df).exists(_.contains("is an expression, not a column")), fallbackReasons(df))
   }
 
   test("avg over decimal falls back with a reason and gives Spark's answer") {
