@@ -312,12 +312,42 @@ class AggregateSuite extends RowmatchQueryTest {
     assert(fallbackReasons(df).exists(_.contains("is an expression, not a column")), fallbackReasons(df))
   }
 
-  test("avg over decimal falls back with a reason and gives Spark's answer") {
+  test("decimal avg: Spark's types and rounding, nulls, overflow under ANSI on and off, vanilla mixing") {
     val dec = frame(decSchema, decRows)
-    val df = withConf("spark.rowmatch.enabled" -> "true")(dec.groupBy("k").agg(avg("w")))
-    val expected = withConf("spark.rowmatch.enabled" -> "false")(dec.groupBy("k").agg(avg("w")).collect().toSeq)
-    RowComparison.assertSameRows(expected, df.collect().toSeq, ordered = false, tolerance = 0.0, context = "")
-    assert(fallbackReasons(df).exists(_.contains("avg over decimal(30,5) is not supported")), fallbackReasons(df))
+    val rows = checkAnswerAndOperator(dec.groupBy("k").agg(avg("d"), avg("w"), avg("e"), avg(col("d") * 3)),
+      minOperators = 2)
+    assert(rows.exists(r => r.getInt(0) == 8 && r.isNullAt(1) && r.isNullAt(2)), rows)
+    val t = dec.groupBy("k").agg(avg("d"), avg("w")).schema
+    assert(t(1).dataType == DecimalType(16, 6) && t(2).dataType == DecimalType(34, 9), t)
+    checkAnswerAndOperator(dec.agg(avg("w"), avg("d")), minOperators = 2)
+    // a vanilla partial (FILTER) feeding a Rowmatch final, and a Rowmatch partial feeding a vanilla final
+    checkAnswerAndOperator(dec.groupBy("k").agg(expr("avg(w) FILTER (WHERE d > 0)")), exactOperators = Some(1))
+    checkAnswerAndOperator(dec.groupBy("k").agg(
+      expr("make_dt_interval(0, 0, 0, cast(avg(d) / 1000000 as decimal(18, 6)))").as("iv"), avg("w")),
+      exactOperators = Some(1))
+    val big = new java.math.BigDecimal("9" * 37 + "0")
+    val over = frame(StructType(Seq(StructField("k", IntegerType), StructField("e", DecimalType(38, 0)))),
+      Seq(Row(1, big), Row(1, big), Row(1, big), Row(1, big), Row(2, big), Row(2, null),
+        Row(2, java.math.BigDecimal.ONE.negate())), partitions = 2)
+    withConf("spark.sql.ansi.enabled" -> "true") {
+      def condition(e: Throwable): String = Iterator.iterate(e)(_.getCause).takeWhile(_ != null)
+        .collectFirst { case t: org.apache.spark.SparkThrowable if t.getCondition != null => t.getCondition }
+        .getOrElse("")
+      val vanilla = withConf("spark.rowmatch.enabled" -> "false") {
+        intercept[Exception](over.groupBy("k").agg(avg("e")).collect())
+      }
+      val ours = withConf("spark.rowmatch.enabled" -> "true") {
+        val df = over.groupBy("k").agg(avg("e"))
+        val e = intercept[Exception](df.collect())
+        assert(rowmatchAggregates(df) >= 1)
+        e
+      }
+      assert(condition(vanilla).nonEmpty && condition(ours) == condition(vanilla), s"$ours\nvs vanilla\n$vanilla")
+    }
+    withConf("spark.sql.ansi.enabled" -> "false") {
+      val r = checkAnswerAndOperator(over.groupBy("k").agg(avg("e")), minOperators = 2)
+      assert(r.exists(x => x.getInt(0) == 1 && x.isNullAt(1)), r)
+    }
   }
 
   test("plugin settings switch replacement off per kind") {

@@ -17,7 +17,7 @@ import io.rowmatch.spark.convert.ArrowSchemas;
 public final class FunctionSpec implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  public enum Kind { COUNT, SUM_LONG, SUM_DOUBLE, SUM_DECIMAL, AVG_DOUBLE, MIN_LONG, MAX_LONG, MIN_DOUBLE, MAX_DOUBLE, FIRST }
+  public enum Kind { COUNT, SUM_LONG, SUM_DOUBLE, SUM_DECIMAL, AVG_DOUBLE, AVG_DECIMAL, MIN_LONG, MAX_LONG, MIN_DOUBLE, MAX_DOUBLE, FIRST }
 
   final Kind kind;
   /** Raw mode: the function's input columns. Merge mode: its buffer columns, in buffer order. */
@@ -68,6 +68,8 @@ public final class FunctionSpec implements Serializable {
         return new SumDoubleKernel(this, allocator, timeZone);
       case SUM_DECIMAL:
         return new SumDecimalKernel(this, allocator, timeZone);
+      case AVG_DECIMAL:
+        return new AvgDecimalKernel(this, allocator, timeZone);
       case AVG_DOUBLE:
         return new AvgDoubleKernel(this, allocator, timeZone);
       case MIN_LONG:

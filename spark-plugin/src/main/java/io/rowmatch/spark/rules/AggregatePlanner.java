@@ -396,6 +396,21 @@ public final class AggregatePlanner {
     }
     if (f instanceof Average a) {
       DataType in = a.child().dataType();
+      if (in instanceof DecimalType dIn && f.dataType() instanceof DecimalType dOut
+          && a.sumDataType() instanceof DecimalType dSum) {
+        int max = DecimalType.MAX_PRECISION();
+        boolean sparkTypes = dSum.sameType(new DecimalType(Math.min(dIn.precision() + 10, max), Math.min(dIn.scale(), max)))
+            && dOut.sameType(new DecimalType(Math.min(dIn.precision() + 4, max), Math.min(dIn.scale() + 4, max)));
+        String evalMode = a.evalMode().toString();
+        if (!sparkTypes || !(evalMode.equals("ANSI") || evalMode.equals("LEGACY"))) {
+          throw new Refusal("avg over " + in.simpleString() + " with result " + dOut.simpleString() + " in eval mode "
+              + evalMode + " is not supported: " + sql);
+        }
+        expectBuffers(sql, bufferFields, dSum, LongType$.MODULE$);
+        int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(a.child(), sql)};
+        return new FunctionSpec(FunctionSpec.Kind.AVG_DECIMAL, inputs, merge, evalMode.equals("ANSI"), false,
+            bufferFields, resultField, sql, a.getContextOrNull());
+      }
       if (!(integral(in) || floating(in)) || !(a.sumDataType() instanceof DoubleType)
           || !(f.dataType() instanceof DoubleType)) {
         throw new Refusal("avg over " + in.simpleString() + " is not supported: " + sql);
