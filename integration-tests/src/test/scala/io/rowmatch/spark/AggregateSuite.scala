@@ -178,12 +178,176 @@ class AggregateSuite extends RowmatchQueryTest {
     }
   }
 
-  test("decimal sum falls back with a reason and gives Spark's answer") {
-    val dec = frame(StructType(Seq(StructField("k", IntegerType), StructField("v", DecimalType(12, 2)))),
-      Seq(Row(1, new java.math.BigDecimal("1.25")), Row(1, null), Row(2, new java.math.BigDecimal("-3.50"))))
-    val df = withConf("spark.rowmatch.enabled" -> "true")(dec.groupBy("k").agg(sum("v")))
-    df.collect()
-    assert(fallbackReasons(df).exists(_.contains("sum over decimal(12,2) is not supported")), fallbackReasons(df))
+  test("EXPLAIN EXTENDED lists Rowmatch operators and the fallback reasons") {
+    withConf("spark.sql.extendedExplainProviders" -> "io.rowmatch.spark.rules.RowmatchExplainInfo") {
+      mixed.createOrReplaceTempView("explain_mixed")
+      val text = spark.sql(
+        "EXPLAIN EXTENDED SELECT s, stddev(l), count(*) FROM explain_mixed GROUP BY s UNION ALL " +
+          "SELECT s, 0.0, count(*) FROM (SELECT DISTINCT s, i FROM explain_mixed) GROUP BY s")
+        .collect().map(_.getString(0)).mkString("\n")
+      assert(text.contains("Rowmatch fallbacks ("), text)
+      assert(text.contains("aggregate function stddev is not supported"), text)
+      assert(text.contains("RowmatchHashAggregate"), text)
+      assert(text.contains("replaces="), text)
+      // the same section from the Dataset API, with no operator replaced when the plugin is off
+      val off = withConf("spark.rowmatch.enabled" -> "false") {
+        mixed.groupBy("s").agg(count("*")).queryExecution
+          .explainString(org.apache.spark.sql.execution.ExtendedMode)
+      }
+      assert(off.contains("Rowmatch operators (0)"), off)
+    }
+    withConf("spark.sql.extendedExplainProviders" -> "") {
+      val text = spark.sql("EXPLAIN EXTENDED SELECT s, stddev(l) FROM explain_mixed GROUP BY s")
+        .collect().map(_.getString(0)).mkString("\n")
+      assert(!text.contains("Rowmatch fallbacks"), text)
+    }
+  }
+
+  private lazy val decSchema = StructType(Seq(StructField("k", IntegerType),
+    StructField("d", DecimalType(12, 2)), StructField("w", DecimalType(30, 5)), StructField("e", DecimalType(38, 0))))
+
+  /** Decimals of precision 12 (result 22), 30 (result 38) and 38 (result 38): nulls, signs, an all-null group. */
+  private lazy val decRows: Seq[Row] = {
+    val rnd = new scala.util.Random(7)
+    def bd(s: String) = new java.math.BigDecimal(s)
+    (0 until 300).map { n =>
+      val k = n % 9
+      Row(k,
+        if (k == 8 || rnd.nextInt(8) == 0) null else bd(f"${rnd.nextInt(2000000000) - 1000000000}%d.${rnd.nextInt(100)}%02d"),
+        if (k == 8 || rnd.nextInt(8) == 0) null else bd(s"${rnd.nextLong() % 100000000000000000L}${rnd.nextInt(1000)}.${rnd.nextInt(100000)}").setScale(5),
+        if (rnd.nextInt(8) == 0) null else bd(s"${rnd.nextLong()}${math.abs(rnd.nextLong() % 100000000000L)}"))
+    }
+  }
+
+  test("decimal sum: Spark's result type, exact values, nulls and empty groups, precision above 18") {
+    val dec = frame(decSchema, decRows)
+    val rows = checkAnswerAndOperator(dec.groupBy("k").agg(sum("d"), sum("w"), sum("e"), count("*")),
+      minOperators = 2)
+    assert(rows.exists(r => r.getInt(0) == 8 && r.isNullAt(1) && r.isNullAt(2)), rows)
+    val t = dec.groupBy("k").agg(sum("d"), sum("w")).schema
+    assert(t(1).dataType == DecimalType(22, 2) && t(2).dataType == DecimalType(38, 5), t)
+    checkAnswerAndOperator(dec.agg(sum("w"), sum("d")), minOperators = 2)
+    // empty input (a range filter is not folded away at planning time)
+    val none = spark.range(0, 50, 1, 2).selectExpr("cast(id % 3 as int) k", "cast(id * 1.5 as decimal(30, 5)) w")
+      .filter("k < 0")
+    // (AQE replaces a grouped aggregate over an empty stage by an empty relation: no operator to find)
+    assert(checkAnswerAndOperator(none.groupBy("k").agg(sum("w")), minOperators = 0).isEmpty)
+    assert(checkAnswerAndOperator(none.agg(sum("w")), minOperators = 1) == Seq(Row(null)))
+  }
+
+  test("decimal sum overflow: error under ANSI as Spark raises it, null when ANSI is off") {
+    val big = new java.math.BigDecimal("9" * 37 + "0")
+    // group 1 overflows decimal(38,0) (within a partition or when merging), group 2 does not
+    val over = frame(StructType(Seq(StructField("k", IntegerType), StructField("e", DecimalType(38, 0)))),
+      Seq(Row(1, big), Row(1, big), Row(1, big), Row(1, big), Row(2, big), Row(2, null),
+        Row(2, java.math.BigDecimal.ONE.negate())), partitions = 2)
+    withConf("spark.sql.ansi.enabled" -> "true") {
+      val vanilla = withConf("spark.rowmatch.enabled" -> "false") {
+        intercept[Exception](over.groupBy("k").agg(sum("e")).collect())
+      }
+      val ours = withConf("spark.rowmatch.enabled" -> "true") {
+        val df = over.groupBy("k").agg(sum("e"))
+        val e = intercept[Exception](df.collect())
+        assert(rowmatchAggregates(df) >= 1)
+        e
+      }
+      def errorClass(e: Throwable): String = Iterator.iterate(e)(_.getCause).takeWhile(_ != null)
+        .collectFirst { case t: org.apache.spark.SparkThrowable if t.getCondition != null => t.getCondition }
+        .getOrElse("")
+      assert(errorClass(vanilla).nonEmpty, vanilla)
+      assert(errorClass(ours) == errorClass(vanilla), s"$ours\nvs vanilla\n$vanilla")
+    }
+    withConf("spark.sql.ansi.enabled" -> "false") {
+      val rows = checkAnswerAndOperator(over.groupBy("k").agg(sum("e")), minOperators = 2)
+      assert(rows.toSet == Set(Row(1, null), Row(2, big.subtract(java.math.BigDecimal.ONE))), rows)
+    }
+  }
+
+  test("decimal sum mixes with vanilla stages in both directions") {
+    val dec = frame(decSchema, decRows)
+    // vanilla partial (a FILTER clause, which only the partial applies) feeding a Rowmatch final
+    val vanillaFirst = checkAnswerAndOperator(
+      dec.groupBy("k").agg(expr("sum(w) FILTER (WHERE d > 0)"), expr("sum(d) FILTER (WHERE w < 0)")),
+      exactOperators = Some(1))
+    assert(vanillaFirst.size == 9)
+    // Rowmatch partial feeding a vanilla final (its output is an interval, which we do not produce)
+    checkAnswerAndOperator(
+      dec.groupBy("k").agg(expr("make_dt_interval(0, 0, 0, cast(sum(d) / 1000000 as decimal(18, 6)))").as("iv"),
+        sum("w")),
+      exactOperators = Some(1))
+  }
+
+  test("computed aggregate inputs run through Spark's projection below the Rowmatch aggregate") {
+    val dec = frame(decSchema, decRows).withColumn("disc", (col("k") % 3 / 100).cast(DecimalType(12, 2)))
+    // TPC-H style: sum(price * (1 - discount)) over decimals, with repeated and plain inputs mixed in
+    val rows = checkAnswerAndOperator(
+      dec.groupBy("k").agg(sum(col("d") * (lit(1) - col("disc"))), sum(col("d") * (lit(1) - col("disc"))),
+        sum(col("w")), count(col("d") + col("disc")), min(col("k") * 2), max(abs(col("k")))),
+      minOperators = 2)
+    assert(rows.size == 9)
+    checkAnswerAndOperator(mixed.groupBy("s").agg(sum(col("l") * 2 + col("i")), avg(col("l") / 3),
+      max(length(col("s"))), min(col("d") * -1.0)), minOperators = 2, tolerance = 1e-12)
+    // an expression that fails under ANSI fails the same way
+    val big = frame(StructType(Seq(StructField("k", IntegerType), StructField("v", LongType))),
+      Seq(Row(1, Long.MaxValue), Row(2, 1L)), partitions = 1)
+    withConf("spark.sql.ansi.enabled" -> "true") {
+      val vanilla = withConf("spark.rowmatch.enabled" -> "false") {
+        intercept[Exception](big.groupBy("k").agg(sum(col("v") * 2)).collect())
+      }
+      val ours = withConf("spark.rowmatch.enabled" -> "true") {
+        val df = big.groupBy("k").agg(sum(col("v") * 2))
+        val e = intercept[Exception](df.collect())
+        assert(rowmatchAggregates(df) >= 1, df.queryExecution.executedPlan.treeString)
+        e
+      }
+      assert(String.valueOf(vanilla.getMessage).contains("ARITHMETIC_OVERFLOW"), vanilla)
+      assert(String.valueOf(ours.getMessage).contains("ARITHMETIC_OVERFLOW"), ours)
+    }
+    // first() stops evaluating its input once set, so a computed first input stays vanilla
+    val df = withConf("spark.rowmatch.enabled" -> "true") {
+      val d = mixed.groupBy("s").agg(first(col("l") + 1), sum("l"))
+      d.collect()
+      d
+    }
+    assert(fallbackReasons(df).exists(_.contains("is an expression, not a column")), fallbackReasons(df))
+  }
+
+  test("decimal avg: Spark's types and rounding, nulls, overflow under ANSI on and off, vanilla mixing") {
+    val dec = frame(decSchema, decRows)
+    val rows = checkAnswerAndOperator(dec.groupBy("k").agg(avg("d"), avg("w"), avg("e"), avg(col("d") * 3)),
+      minOperators = 2)
+    assert(rows.exists(r => r.getInt(0) == 8 && r.isNullAt(1) && r.isNullAt(2)), rows)
+    val t = dec.groupBy("k").agg(avg("d"), avg("w")).schema
+    assert(t(1).dataType == DecimalType(16, 6) && t(2).dataType == DecimalType(34, 9), t)
+    checkAnswerAndOperator(dec.agg(avg("w"), avg("d")), minOperators = 2)
+    // a vanilla partial (FILTER) feeding a Rowmatch final, and a Rowmatch partial feeding a vanilla final
+    checkAnswerAndOperator(dec.groupBy("k").agg(expr("avg(w) FILTER (WHERE d > 0)")), exactOperators = Some(1))
+    checkAnswerAndOperator(dec.groupBy("k").agg(
+      expr("make_dt_interval(0, 0, 0, cast(avg(d) / 1000000 as decimal(18, 6)))").as("iv"), avg("w")),
+      exactOperators = Some(1))
+    val big = new java.math.BigDecimal("9" * 37 + "0")
+    val over = frame(StructType(Seq(StructField("k", IntegerType), StructField("e", DecimalType(38, 0)))),
+      Seq(Row(1, big), Row(1, big), Row(1, big), Row(1, big), Row(2, big), Row(2, null),
+        Row(2, java.math.BigDecimal.ONE.negate())), partitions = 2)
+    withConf("spark.sql.ansi.enabled" -> "true") {
+      def condition(e: Throwable): String = Iterator.iterate(e)(_.getCause).takeWhile(_ != null)
+        .collectFirst { case t: org.apache.spark.SparkThrowable if t.getCondition != null => t.getCondition }
+        .getOrElse("")
+      val vanilla = withConf("spark.rowmatch.enabled" -> "false") {
+        intercept[Exception](over.groupBy("k").agg(avg("e")).collect())
+      }
+      val ours = withConf("spark.rowmatch.enabled" -> "true") {
+        val df = over.groupBy("k").agg(avg("e"))
+        val e = intercept[Exception](df.collect())
+        assert(rowmatchAggregates(df) >= 1)
+        e
+      }
+      assert(condition(vanilla).nonEmpty && condition(ours) == condition(vanilla), s"$ours\nvs vanilla\n$vanilla")
+    }
+    withConf("spark.sql.ansi.enabled" -> "false") {
+      val r = checkAnswerAndOperator(over.groupBy("k").agg(avg("e")), minOperators = 2)
+      assert(r.exists(x => x.getInt(0) == 1 && x.isNullAt(1)), r)
+    }
   }
 
   test("plugin settings switch replacement off per kind") {

@@ -55,7 +55,7 @@ class AggregateTypesSuite extends RowmatchQueryTest {
   test("sum, avg, min, max over every supported input type") {
     val numeric = Seq("i8", "i16", "i32", "i64", "f32", "f64")
     val aggs = numeric.flatMap(c => Seq(sum(c), avg(c), min(c), max(c), count(c))) ++
-      Seq("date", "ts", "ntz").flatMap(c => Seq(min(c), max(c)))
+      Seq("date", "ts", "ntz").flatMap(c => Seq(min(c), max(c))) ++ Seq(sum("bigdec"))
     checkAnswerAndOperator(data.groupBy("str").agg(aggs.head, aggs.tail: _*), minOperators = 2, tolerance = 1e-12)
   }
 

@@ -4,6 +4,7 @@ import java.io.Serializable;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.spark.QueryContext;
 import org.apache.spark.sql.types.StructField;
 
 import io.rowmatch.spark.convert.ArrowSchemas;
@@ -16,7 +17,7 @@ import io.rowmatch.spark.convert.ArrowSchemas;
 public final class FunctionSpec implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  public enum Kind { COUNT, SUM_LONG, SUM_DOUBLE, AVG_DOUBLE, MIN_LONG, MAX_LONG, MIN_DOUBLE, MAX_DOUBLE, FIRST }
+  public enum Kind { COUNT, SUM_LONG, SUM_DOUBLE, SUM_DECIMAL, AVG_DOUBLE, AVG_DECIMAL, MIN_LONG, MAX_LONG, MIN_DOUBLE, MAX_DOUBLE, FIRST }
 
   final Kind kind;
   /** Raw mode: the function's input columns. Merge mode: its buffer columns, in buffer order. */
@@ -28,9 +29,17 @@ public final class FunctionSpec implements Serializable {
   final StructField[] bufferFields;
   final StructField resultField;
   final String description;
+  /** Where the function appears in the query, for Spark's own error messages (may be null). */
+  final QueryContext errorContext;
 
   public FunctionSpec(Kind kind, int[] inputOrdinals, boolean merge, boolean ansi, boolean ignoreNulls,
       StructField[] bufferFields, StructField resultField, String description) {
+    this(kind, inputOrdinals, merge, ansi, ignoreNulls, bufferFields, resultField, description, null);
+  }
+
+  public FunctionSpec(Kind kind, int[] inputOrdinals, boolean merge, boolean ansi, boolean ignoreNulls,
+      StructField[] bufferFields, StructField resultField, String description, QueryContext errorContext) {
+    this.errorContext = errorContext;
     this.kind = kind;
     this.inputOrdinals = inputOrdinals.clone();
     this.merge = merge;
@@ -57,6 +66,10 @@ public final class FunctionSpec implements Serializable {
         return new SumLongKernel(this, allocator, timeZone);
       case SUM_DOUBLE:
         return new SumDoubleKernel(this, allocator, timeZone);
+      case SUM_DECIMAL:
+        return new SumDecimalKernel(this, allocator, timeZone);
+      case AVG_DECIMAL:
+        return new AvgDecimalKernel(this, allocator, timeZone);
       case AVG_DOUBLE:
         return new AvgDoubleKernel(this, allocator, timeZone);
       case MIN_LONG:

@@ -68,14 +68,17 @@ public final class AggregatePlanner {
   public static final class Decision {
     public final AggregateSpec spec;
     public final String reason;
+    /** Aggregate inputs to compute below the aggregate (appended after the child's columns); may be empty. */
+    public final List<NamedExpression> computedInputs;
 
-    private Decision(AggregateSpec spec, String reason) {
+    private Decision(AggregateSpec spec, String reason, List<NamedExpression> computedInputs) {
       this.spec = spec;
       this.reason = reason;
+      this.computedInputs = computedInputs;
     }
 
     static Decision refuse(String reason) {
-      return new Decision(null, reason);
+      return new Decision(null, reason, List.of());
     }
   }
 
@@ -99,13 +102,15 @@ public final class AggregatePlanner {
 
   public static Decision plan(BaseAggregateExec agg, RowmatchConf conf) {
     try {
-      return new Decision(build(agg, conf), null);
+      List<NamedExpression> computed = new ArrayList<>();
+      AggregateSpec spec = build(agg, conf, computed);
+      return new Decision(spec, null, computed);
     } catch (Refusal r) {
       return Decision.refuse(r.getMessage());
     }
   }
 
-  private static AggregateSpec build(BaseAggregateExec agg, RowmatchConf conf) {
+  private static AggregateSpec build(BaseAggregateExec agg, RowmatchConf conf, List<NamedExpression> computed) {
     if (agg.isStreaming()) {
       throw new Refusal("streaming aggregation is not supported");
     }
@@ -132,7 +137,9 @@ public final class AggregatePlanner {
       } else if (!mode.equals(e.mode())) {
         throw new Refusal("mixed aggregate modes (" + mode + " and " + e.mode() + ")");
       }
-      if (e.filter().isDefined()) {
+      // Spark applies FILTER only where raw rows are read (Partial, Complete); merging stages ignore it.
+      boolean readsRows = e.mode().equals(Partial$.MODULE$) || e.mode().equals(Complete$.MODULE$);
+      if (e.filter().isDefined() && readsRows) {
         throw new Refusal("aggregate FILTER clause in " + e.sql());
       }
     }
@@ -212,7 +219,8 @@ public final class AggregatePlanner {
       if (merge) {
         nextBuffer += bufferCount;
       }
-      functions.add(function(e, f, merge, mergeInputs, ordinals, childOutput));
+      functions.add(function(e, f, merge, mergeInputs, new Inputs(ordinals, childOutput.size(), computed),
+          childOutput));
     }
 
     // Output.
@@ -319,7 +327,7 @@ public final class AggregatePlanner {
   }
 
   private static FunctionSpec function(AggregateExpression e, AggregateFunction f, boolean merge,
-      int[] mergeInputs, Map<ExprId, Integer> ordinals, List<Attribute> childOutput) {
+      int[] mergeInputs, Inputs ordinals, List<Attribute> childOutput) {
     List<AttributeReference> buffers = CollectionConverters.asJava(f.aggBufferAttributes());
     StructField[] bufferFields = new StructField[buffers.size()];
     for (int i = 0; i < bufferFields.length; i++) {
@@ -350,7 +358,7 @@ public final class AggregatePlanner {
           }
           continue; // a non-null literal never stops a row from counting
         }
-        inputs.add(inputOrdinal(child, ordinals, sql));
+        inputs.add(ordinals.of(child, sql));
       }
       return new FunctionSpec(FunctionSpec.Kind.COUNT, toArray(inputs), false, false, false, bufferFields,
           resultField, sql);
@@ -361,6 +369,19 @@ public final class AggregatePlanner {
       if (!evalMode.equals("ANSI") && !evalMode.equals("LEGACY")) {
         throw new Refusal("sum in eval mode " + evalMode + ": " + sql);
       }
+      if (in instanceof DecimalType dIn && f.dataType() instanceof DecimalType dOut) {
+        // Spark's decimal sum: result decimal(min(p + 10, 38), s); buffer (sum, isEmpty).
+        DecimalType expected = new DecimalType(Math.min(dIn.precision() + 10, DecimalType.MAX_PRECISION()),
+            Math.min(dIn.scale(), DecimalType.MAX_SCALE()));
+        if (!dOut.sameType(expected)) {
+          throw new Refusal("sum over " + in.simpleString() + " with result type " + dOut.simpleString()
+              + " is not supported: " + sql);
+        }
+        expectBuffers(sql, bufferFields, dOut, BooleanType$.MODULE$);
+        int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(s.child(), sql)};
+        return new FunctionSpec(FunctionSpec.Kind.SUM_DECIMAL, inputs, merge, evalMode.equals("ANSI"), false,
+            bufferFields, resultField, sql, s.getContextOrNull());
+      }
       FunctionSpec.Kind kind;
       if (integral(in) && f.dataType() instanceof LongType) {
         kind = FunctionSpec.Kind.SUM_LONG;
@@ -370,17 +391,32 @@ public final class AggregatePlanner {
         throw new Refusal("sum over " + in.simpleString() + " is not supported: " + sql);
       }
       expectBuffers(sql, bufferFields, f.dataType());
-      int[] inputs = merge ? mergeInputs : new int[] {inputOrdinal(s.child(), ordinals, sql)};
+      int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(s.child(), sql)};
       return new FunctionSpec(kind, inputs, merge, evalMode.equals("ANSI"), false, bufferFields, resultField, sql);
     }
     if (f instanceof Average a) {
       DataType in = a.child().dataType();
+      if (in instanceof DecimalType dIn && f.dataType() instanceof DecimalType dOut
+          && a.sumDataType() instanceof DecimalType dSum) {
+        int max = DecimalType.MAX_PRECISION();
+        boolean sparkTypes = dSum.sameType(new DecimalType(Math.min(dIn.precision() + 10, max), Math.min(dIn.scale(), max)))
+            && dOut.sameType(new DecimalType(Math.min(dIn.precision() + 4, max), Math.min(dIn.scale() + 4, max)));
+        String evalMode = a.evalMode().toString();
+        if (!sparkTypes || !(evalMode.equals("ANSI") || evalMode.equals("LEGACY"))) {
+          throw new Refusal("avg over " + in.simpleString() + " with result " + dOut.simpleString() + " in eval mode "
+              + evalMode + " is not supported: " + sql);
+        }
+        expectBuffers(sql, bufferFields, dSum, LongType$.MODULE$);
+        int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(a.child(), sql)};
+        return new FunctionSpec(FunctionSpec.Kind.AVG_DECIMAL, inputs, merge, evalMode.equals("ANSI"), false,
+            bufferFields, resultField, sql, a.getContextOrNull());
+      }
       if (!(integral(in) || floating(in)) || !(a.sumDataType() instanceof DoubleType)
           || !(f.dataType() instanceof DoubleType)) {
         throw new Refusal("avg over " + in.simpleString() + " is not supported: " + sql);
       }
       expectBuffers(sql, bufferFields, DoubleType$.MODULE$, LongType$.MODULE$);
-      int[] inputs = merge ? mergeInputs : new int[] {inputOrdinal(a.child(), ordinals, sql)};
+      int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(a.child(), sql)};
       return new FunctionSpec(FunctionSpec.Kind.AVG_DOUBLE, inputs, merge, false, false, bufferFields, resultField,
           sql);
     }
@@ -397,13 +433,13 @@ public final class AggregatePlanner {
         throw new Refusal((isMax ? "max" : "min") + " over " + in.simpleString() + " is not supported: " + sql);
       }
       expectBuffers(sql, bufferFields, in);
-      int[] inputs = merge ? mergeInputs : new int[] {inputOrdinal(child, ordinals, sql)};
+      int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(child, sql)};
       return new FunctionSpec(kind, inputs, merge, false, false, bufferFields, resultField, sql);
     }
     if (f instanceof First first) {
       DataType in = first.child().dataType();
       expectBuffers(sql, bufferFields, in, BooleanType$.MODULE$);
-      int[] inputs = merge ? mergeInputs : new int[] {inputOrdinal(first.child(), ordinals, sql)};
+      int[] inputs = merge ? mergeInputs : new int[] {inputOrdinal(first.child(), ordinals.columns, sql)};
       return new FunctionSpec(FunctionSpec.Kind.FIRST, inputs, merge, false, first.ignoreNulls(), bufferFields,
           resultField, sql);
     }
@@ -418,6 +454,44 @@ public final class AggregatePlanner {
       if (!buffers[i].dataType().sameType(types[i])) {
         throw new Refusal("unexpected buffer type " + buffers[i].dataType().simpleString() + " for " + sql);
       }
+    }
+  }
+
+  /**
+   * Resolves function inputs to child ordinals. A deterministic expression input becomes a column computed
+   * by Spark's ProjectExec below the aggregate (see exec.PreProjection), only for functions that evaluate
+   * their input on every row as Spark does (count, sum, avg, min, max), so errors raised by the expression
+   * (ANSI arithmetic) are raised for the same rows.
+   */
+  private static final class Inputs {
+    final Map<ExprId, Integer> columns;
+    final int childWidth;
+    final List<NamedExpression> computed;
+
+    Inputs(Map<ExprId, Integer> columns, int childWidth, List<NamedExpression> computed) {
+      this.columns = columns;
+      this.childWidth = childWidth;
+      this.computed = computed;
+    }
+
+    int of(Expression e, String sql) {
+      if (e instanceof AttributeReference) {
+        return inputOrdinal(e, columns, sql);
+      }
+      if (!e.deterministic()) {
+        throw new Refusal("aggregate input " + e.sql() + " is not deterministic: " + sql);
+      }
+      String why = ArrowSchemas.unsupportedReason(e.dataType());
+      if (why != null) {
+        throw new Refusal("aggregate input " + e.sql() + ": " + why);
+      }
+      for (int i = 0; i < computed.size(); i++) {
+        if (((Alias) (Object) computed.get(i)).child().semanticEquals(e)) {
+          return childWidth + i;
+        }
+      }
+      computed.add(io.rowmatch.spark.exec.PreProjection.alias(e, "_rowmatch_input_" + computed.size()));
+      return childWidth + computed.size() - 1;
     }
   }
 

@@ -79,6 +79,9 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     if (sortAggregate && child instanceof SortExec sort && !sort.global()) {
       child = sort.child(); // the sort existed only to feed the sort aggregate
     }
+    if (!d.computedInputs.isEmpty()) {
+      child = io.rowmatch.spark.exec.PreProjection.project(child, d.computedInputs);
+    }
     RowmatchHashAggregateExec replaced = new RowmatchHashAggregateExec(
         agg.requiredChildDistributionExpressions(), agg.isStreaming(), agg.numShufflePartitions(),
         agg.groupingExpressions(), agg.aggregateExpressions(), agg.aggregateAttributes(),

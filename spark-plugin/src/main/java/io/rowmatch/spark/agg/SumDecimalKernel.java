@@ -1,0 +1,159 @@
+package io.rowmatch.spark.agg;
+
+import java.math.BigDecimal;
+import java.util.Arrays;
+import java.util.List;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.ValueVector;
+import org.apache.spark.sql.errors.QueryExecutionErrors;
+import org.apache.spark.sql.types.DecimalType;
+
+/**
+ * sum over decimal(p, s) with Spark's decimal semantics: the result (and buffer) type is
+ * decimal(min(p + 10, 38), s); the buffer is (sum, isEmpty), sum starting at 0 and isEmpty true.
+ *
+ * <p>Overflow is tracked as Spark's HashAggregate does it: the buffer lives in an UnsafeRow, and writing a
+ * decimal wider than the buffer precision there stores null, so once a running sum no longer fits, the
+ * group's sum is null for good (a later negative value does not bring it back). A merged buffer is null
+ * when either side is non-empty with a null sum. At the end an empty group is null, an overflowed one
+ * raises Spark's overflow-in-sum error under ANSI and is null otherwise. Arithmetic is exact
+ * (BigDecimal): correctness first.
+ */
+final class SumDecimalKernel implements AggregateKernel {
+  private static final BigDecimal[] NO_SUMS = new BigDecimal[0];
+
+  private final FunctionSpec spec;
+  private final BufferAllocator allocator;
+  private final String timeZone;
+  private final int precision;
+  private final int scale;
+  private BigDecimal[] sums = NO_SUMS; // null before the first value (a zero) and after an overflow
+  private boolean[] seen = new boolean[0]; // !isEmpty
+  private boolean[] overflowed = new boolean[0];
+
+  SumDecimalKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
+    this.spec = spec;
+    this.allocator = allocator;
+    this.timeZone = timeZone;
+    DecimalType t = (DecimalType) spec.resultField.dataType();
+    this.precision = t.precision();
+    this.scale = t.scale();
+  }
+
+  private void grow(int groupCount) {
+    if (groupCount > sums.length) {
+      sums = Arrays.copyOf(sums, GrowableState.newCapacity(sums.length, groupCount));
+    }
+    seen = GrowableState.ensure(seen, groupCount);
+    overflowed = GrowableState.ensure(overflowed, groupCount);
+  }
+
+  @Override
+  public void update(ValueVector[] columns, int rows, int[] groupIds, int groupCount) {
+    grow(groupCount);
+    if (spec.merge) {
+      merge((DecimalVector) columns[spec.inputOrdinals[0]], (BitVector) columns[spec.inputOrdinals[1]], rows,
+          groupIds);
+      return;
+    }
+    DecimalVector input = (DecimalVector) columns[spec.inputOrdinals[0]];
+    for (int i = 0; i < rows; i++) {
+      if (input.isNull(i)) {
+        continue;
+      }
+      int g = groupIds[i];
+      seen[g] = true;
+      add(g, input.getObject(i));
+    }
+  }
+
+  private void merge(DecimalVector sum, BitVector isEmpty, int rows, int[] groupIds) {
+    for (int i = 0; i < rows; i++) {
+      int g = groupIds[i];
+      boolean inEmpty = isEmpty.isNull(i) || isEmpty.get(i) != 0;
+      if (!inEmpty && sum.isNull(i)) {
+        overflowed[g] = true; // the other side overflowed: null whatever comes after
+        seen[g] = true;
+        continue;
+      }
+      if (!inEmpty) {
+        seen[g] = true;
+      }
+      if (!sum.isNull(i)) {
+        add(g, sum.getObject(i));
+      }
+    }
+  }
+
+  private void add(int g, BigDecimal v) {
+    if (overflowed[g]) {
+      return;
+    }
+    BigDecimal s = sums[g] == null ? v : sums[g].add(v);
+    // Same check as UnsafeRow.setDecimal (Decimal.changePrecision at an unchanged scale).
+    if (s.setScale(scale).precision() > precision) {
+      overflowed[g] = true;
+      sums[g] = null;
+    } else {
+      sums[g] = s;
+    }
+  }
+
+  @Override
+  public void buffers(int groupCount, List<FieldVector> out) {
+    grow(groupCount);
+    DecimalVector sum = (DecimalVector) FunctionSpec.newVector(spec.bufferFields[0], timeZone, allocator);
+    BitVector isEmpty = (BitVector) FunctionSpec.newVector(spec.bufferFields[1], timeZone, allocator);
+    sum.allocateNew(groupCount);
+    isEmpty.allocateNew(groupCount);
+    for (int g = 0; g < groupCount; g++) {
+      if (overflowed[g]) {
+        sum.setNull(g);
+      } else {
+        sum.setSafe(g, value(g));
+      }
+      isEmpty.setSafe(g, seen[g] ? 0 : 1);
+    }
+    sum.setValueCount(groupCount);
+    isEmpty.setValueCount(groupCount);
+    out.add(sum);
+    out.add(isEmpty);
+  }
+
+  @Override
+  public FieldVector result(int groupCount) {
+    grow(groupCount);
+    DecimalVector v = (DecimalVector) FunctionSpec.newVector(spec.resultField, timeZone, allocator);
+    try {
+      v.allocateNew(groupCount);
+      for (int g = 0; g < groupCount; g++) {
+        if (!seen[g]) {
+          v.setNull(g);
+        } else if (overflowed[g]) {
+          if (spec.ansi) {
+            throw QueryExecutionErrors.overflowInSumOfDecimalError(spec.errorContext, "try_sum");
+          }
+          v.setNull(g);
+        } else {
+          v.setSafe(g, value(g));
+        }
+      }
+      v.setValueCount(groupCount);
+      return v;
+    } catch (RuntimeException e) {
+      v.close();
+      throw e;
+    }
+  }
+
+  private BigDecimal value(int g) {
+    return (sums[g] == null ? BigDecimal.ZERO : sums[g]).setScale(scale);
+  }
+
+  @Override
+  public void close() {}
+}
