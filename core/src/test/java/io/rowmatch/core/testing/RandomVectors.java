@@ -3,9 +3,6 @@ package io.rowmatch.core.testing;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
-import org.apache.arrow.vector.BaseLargeVariableWidthVector;
-import org.apache.arrow.vector.BaseVariableWidthVector;
-import org.apache.arrow.vector.BaseVariableWidthViewVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
@@ -13,6 +10,7 @@ import org.apache.arrow.vector.Float2Vector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.NullVector;
+import org.apache.arrow.vector.VariableWidthFieldVector;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.complex.LargeListVector;
 import org.apache.arrow.vector.complex.ListVector;
@@ -141,36 +139,15 @@ public final class RandomVectors {
       b.setValueCount(n);
     } else if (v instanceof BaseFixedWidthVector) {
       fillFixed((BaseFixedWidthVector) v, n, rnd, isNull);
-    } else if (v instanceof BaseVariableWidthVector) {
-      BaseVariableWidthVector var = (BaseVariableWidthVector) v;
-      var.allocateNew(Math.max(n, 1));
-      for (int i = 0; i < n; i++) {
-        var.setSafe(i, randomString(rnd));
-        if (isNull[i]) {
-          var.setNull(i);
-        }
-      }
-      var.setValueCount(n);
-    } else if (v instanceof BaseLargeVariableWidthVector) {
-      BaseLargeVariableWidthVector var = (BaseLargeVariableWidthVector) v;
-      var.allocateNew(Math.max(n, 1));
-      for (int i = 0; i < n; i++) {
-        var.setSafe(i, randomString(rnd));
-        if (isNull[i]) {
-          var.setNull(i);
-        }
-      }
-      var.setValueCount(n);
-    } else if (v instanceof BaseVariableWidthViewVector) {
-      BaseVariableWidthViewVector var = (BaseVariableWidthViewVector) v;
+    } else if (v instanceof VariableWidthFieldVector) {
+      VariableWidthFieldVector var = (VariableWidthFieldVector) v;
       // Sized up front: Arrow 18's view setSafe reads past the view buffer when it has to grow it.
       var.setInitialCapacity(Math.max(n, 1));
       var.allocateNew();
       for (int i = 0; i < n; i++) {
+        var.setSafe(i, randomString(rnd)); // under a null too: payloads under nulls must be ignored
         if (isNull[i]) {
           var.setNull(i);
-        } else {
-          var.setSafe(i, randomString(rnd));
         }
       }
       var.setValueCount(n);
