@@ -1,7 +1,5 @@
 package io.rowmatch.spark.agg;
 
-import java.util.List;
-
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
@@ -11,20 +9,14 @@ import org.apache.arrow.vector.ValueVector;
  * than every number and equal to itself, -0.0 equals 0.0. As in Spark's Greatest/Least, a value replaces
  * the current extreme only when strictly beyond it, so on ties the earlier value stays.
  */
-final class MinMaxDoubleKernel implements AggregateKernel {
-  private final FunctionSpec spec;
-  private final BufferAllocator allocator;
-  private final String timeZone;
+final class MinMaxDoubleKernel extends SingleValueKernel {
   private final boolean max;
   private double[] best = new double[0];
-  private boolean[] has = new boolean[0];
   private double[] values = new double[0];
   private long[] scratch = new long[0];
 
   MinMaxDoubleKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone, boolean max) {
-    this.spec = spec;
-    this.allocator = allocator;
-    this.timeZone = timeZone;
+    super(spec, allocator, timeZone);
     this.max = max;
   }
 
@@ -60,23 +52,8 @@ final class MinMaxDoubleKernel implements AggregateKernel {
   }
 
   @Override
-  public void buffers(int groupCount, List<FieldVector> out) {
-    out.add(write(groupCount, spec.bufferFields[0]));
-  }
-
-  @Override
-  public FieldVector result(int groupCount) {
-    return write(groupCount, spec.resultField);
-  }
-
-  private FieldVector write(int groupCount, org.apache.spark.sql.types.StructField field) {
+  void writeValues(FieldVector v, int groupCount) {
     best = GrowableState.ensure(best, groupCount);
-    has = GrowableState.ensure(has, groupCount);
-    FieldVector v = FunctionSpec.newVector(field, timeZone, allocator);
     NumericColumns.writeDoubles(v, best, has, groupCount);
-    return v;
   }
-
-  @Override
-  public void close() {}
 }

@@ -1,7 +1,5 @@
 package io.rowmatch.spark.agg;
 
-import java.util.List;
-
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
@@ -10,19 +8,13 @@ import org.apache.arrow.vector.ValueVector;
  * min/max over integral-like input (byte, short, int, long, date, timestamp): the buffer is the current
  * extreme, null until a non-null value arrives; update and merge are the same operation.
  */
-final class MinMaxLongKernel implements AggregateKernel {
-  private final FunctionSpec spec;
-  private final BufferAllocator allocator;
-  private final String timeZone;
+final class MinMaxLongKernel extends SingleValueKernel {
   private final boolean max;
   private long[] best = new long[0];
-  private boolean[] has = new boolean[0];
   private long[] values = new long[0];
 
   MinMaxLongKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone, boolean max) {
-    this.spec = spec;
-    this.allocator = allocator;
-    this.timeZone = timeZone;
+    super(spec, allocator, timeZone);
     this.max = max;
   }
 
@@ -48,23 +40,8 @@ final class MinMaxLongKernel implements AggregateKernel {
   }
 
   @Override
-  public void buffers(int groupCount, List<FieldVector> out) {
-    out.add(write(groupCount, spec.bufferFields[0]));
-  }
-
-  @Override
-  public FieldVector result(int groupCount) {
-    return write(groupCount, spec.resultField);
-  }
-
-  private FieldVector write(int groupCount, org.apache.spark.sql.types.StructField field) {
+  void writeValues(FieldVector v, int groupCount) {
     best = GrowableState.ensure(best, groupCount);
-    has = GrowableState.ensure(has, groupCount);
-    FieldVector v = FunctionSpec.newVector(field, timeZone, allocator);
     NumericColumns.writeLongs(v, best, has, groupCount);
-    return v;
   }
-
-  @Override
-  public void close() {}
 }

@@ -1,7 +1,5 @@
 package io.rowmatch.spark.agg;
 
-import java.util.List;
-
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
@@ -10,19 +8,13 @@ import org.apache.arrow.vector.ValueVector;
  * sum over float/double input with a double result, as Spark's Sum: null until a non-null value arrives;
  * values are added in row order (the order Spark's hash aggregate uses within a partition).
  */
-final class SumDoubleKernel implements AggregateKernel {
-  private final FunctionSpec spec;
-  private final BufferAllocator allocator;
-  private final String timeZone;
+final class SumDoubleKernel extends SingleValueKernel {
   private double[] sums = new double[0];
-  private boolean[] has = new boolean[0];
   private double[] values = new double[0];
   private long[] scratch = new long[0];
 
   SumDoubleKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
-    this.spec = spec;
-    this.allocator = allocator;
-    this.timeZone = timeZone;
+    super(spec, allocator, timeZone);
   }
 
   @Override
@@ -50,23 +42,8 @@ final class SumDoubleKernel implements AggregateKernel {
   }
 
   @Override
-  public void buffers(int groupCount, List<FieldVector> out) {
-    out.add(write(groupCount, spec.bufferFields[0]));
-  }
-
-  @Override
-  public FieldVector result(int groupCount) {
-    return write(groupCount, spec.resultField);
-  }
-
-  private FieldVector write(int groupCount, org.apache.spark.sql.types.StructField field) {
+  void writeValues(FieldVector v, int groupCount) {
     sums = GrowableState.ensure(sums, groupCount);
-    has = GrowableState.ensure(has, groupCount);
-    FieldVector v = FunctionSpec.newVector(field, timeZone, allocator);
     NumericColumns.writeDoubles(v, sums, has, groupCount);
-    return v;
   }
-
-  @Override
-  public void close() {}
 }

@@ -1,7 +1,5 @@
 package io.rowmatch.spark.agg;
 
-import java.util.List;
-
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
@@ -13,18 +11,12 @@ import org.apache.spark.sql.catalyst.util.MathUtils;
  * raises Spark's own ARITHMETIC_OVERFLOW error (MathUtils.addExact); under LEGACY it wraps, which is
  * order-independent, so partial sums merge to the same value as Spark's.
  */
-final class SumLongKernel implements AggregateKernel {
-  private final FunctionSpec spec;
-  private final BufferAllocator allocator;
-  private final String timeZone;
+final class SumLongKernel extends SingleValueKernel {
   private long[] sums = new long[0];
-  private boolean[] has = new boolean[0];
   private long[] values = new long[0];
 
   SumLongKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
-    this.spec = spec;
-    this.allocator = allocator;
-    this.timeZone = timeZone;
+    super(spec, allocator, timeZone);
   }
 
   @Override
@@ -51,23 +43,8 @@ final class SumLongKernel implements AggregateKernel {
   }
 
   @Override
-  public void buffers(int groupCount, List<FieldVector> out) {
-    out.add(write(groupCount, spec.bufferFields[0]));
-  }
-
-  @Override
-  public FieldVector result(int groupCount) {
-    return write(groupCount, spec.resultField);
-  }
-
-  private FieldVector write(int groupCount, org.apache.spark.sql.types.StructField field) {
+  void writeValues(FieldVector v, int groupCount) {
     sums = GrowableState.ensure(sums, groupCount);
-    has = GrowableState.ensure(has, groupCount);
-    FieldVector v = FunctionSpec.newVector(field, timeZone, allocator);
     NumericColumns.writeLongs(v, sums, has, groupCount);
-    return v;
   }
-
-  @Override
-  public void close() {}
 }
