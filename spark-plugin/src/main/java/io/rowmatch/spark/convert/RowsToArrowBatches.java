@@ -9,7 +9,6 @@ import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.execution.arrow.ArrowWriter;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
@@ -18,7 +17,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import io.rowmatch.spark.exec.TaskArrowMemory;
 
 /**
- * Rows to Arrow batches of at most batchSize rows with Spark's own ArrowWriter. One set of vectors is
+ * Rows to Arrow batches of at most batchSize rows through {@link ArrowRowWriter}. One set of vectors is
  * reused for every batch: a batch is valid until the next call to next(), the usual columnar contract
  * (consumers copy what they keep). The vectors are released by close().
  */
@@ -27,7 +26,7 @@ public final class RowsToArrowBatches implements Iterator<ColumnarBatch>, AutoCl
   private final int batchSize;
   private final long memoryLimit;
   private final VectorSchemaRoot root;
-  private final ArrowWriter writer;
+  private final ArrowRowWriter writer;
   private final ColumnarBatch batch;
   private boolean closed;
 
@@ -37,7 +36,17 @@ public final class RowsToArrowBatches implements Iterator<ColumnarBatch>, AutoCl
     this.batchSize = batchSize;
     this.memoryLimit = memoryLimit;
     this.root = VectorSchemaRoot.create(ArrowSchemas.toArrow(schema, timeZone), allocator);
-    this.writer = ArrowWriter.create(root);
+    ArrowRowWriter created;
+    try {
+      created = new ArrowRowWriter(root, batchSize);
+    } catch (OutOfMemoryException e) {
+      root.close();
+      throw TaskArrowMemory.outOfMemory("RowmatchToArrow", memoryLimit, e);
+    } catch (RuntimeException e) {
+      root.close();
+      throw e;
+    }
+    this.writer = created;
     List<FieldVector> vectors = root.getFieldVectors();
     ColumnVector[] columns = new ColumnVector[vectors.size()];
     for (int i = 0; i < columns.length; i++) {
@@ -63,18 +72,16 @@ public final class RowsToArrowBatches implements Iterator<ColumnarBatch>, AutoCl
     if (!hasNext()) {
       throw new NoSuchElementException();
     }
-    writer.reset();
-    int n = 0;
     try {
-      while (n < batchSize && rows.hasNext()) {
+      writer.startBatch();
+      while (writer.count() < batchSize && rows.hasNext()) {
         writer.write(rows.next());
-        n++;
       }
-      writer.finish();
+      writer.finishBatch();
     } catch (OutOfMemoryException e) {
       throw TaskArrowMemory.outOfMemory("RowmatchToArrow", memoryLimit, e);
     }
-    batch.setNumRows(n);
+    batch.setNumRows(writer.count());
     return batch;
   }
 

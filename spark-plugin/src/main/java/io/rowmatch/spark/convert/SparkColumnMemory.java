@@ -1,0 +1,125 @@
+package io.rowmatch.spark.convert;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+
+/**
+ * The storage behind Spark's writable column vectors, which Spark keeps private: the Java arrays of an
+ * OnHeapColumnVector and the native addresses of an OffHeapColumnVector. Read once per batch and column so
+ * that a whole column is copied in bulk rather than value by value. If this Spark build lays its vectors out
+ * differently, {@link #AVAILABLE} is false and callers take the per-value path.
+ */
+final class SparkColumnMemory {
+  static final boolean AVAILABLE;
+  private static final VarHandle ON_NULLS;
+  private static final VarHandle ON_BYTES;
+  private static final VarHandle ON_SHORTS;
+  private static final VarHandle ON_INTS;
+  private static final VarHandle ON_LONGS;
+  private static final VarHandle ON_FLOATS;
+  private static final VarHandle ON_DOUBLES;
+  private static final VarHandle ON_LENGTHS;
+  private static final VarHandle ON_OFFSETS;
+  private static final VarHandle OFF_NULLS;
+  private static final VarHandle OFF_DATA;
+  private static final VarHandle OFF_LENGTHS;
+  private static final VarHandle OFF_OFFSETS;
+
+  static {
+    VarHandle[] h = new VarHandle[13];
+    boolean ok;
+    try {
+      MethodHandles.Lookup on = MethodHandles.privateLookupIn(OnHeapColumnVector.class, MethodHandles.lookup());
+      MethodHandles.Lookup off = MethodHandles.privateLookupIn(OffHeapColumnVector.class, MethodHandles.lookup());
+      Class<OnHeapColumnVector> c = OnHeapColumnVector.class;
+      h[0] = on.findVarHandle(c, "nulls", byte[].class);
+      h[1] = on.findVarHandle(c, "byteData", byte[].class);
+      h[2] = on.findVarHandle(c, "shortData", short[].class);
+      h[3] = on.findVarHandle(c, "intData", int[].class);
+      h[4] = on.findVarHandle(c, "longData", long[].class);
+      h[5] = on.findVarHandle(c, "floatData", float[].class);
+      h[6] = on.findVarHandle(c, "doubleData", double[].class);
+      h[7] = on.findVarHandle(c, "arrayLengths", int[].class);
+      h[8] = on.findVarHandle(c, "arrayOffsets", int[].class);
+      Class<OffHeapColumnVector> o = OffHeapColumnVector.class;
+      h[9] = off.findVarHandle(o, "nulls", long.class);
+      h[10] = off.findVarHandle(o, "data", long.class);
+      h[11] = off.findVarHandle(o, "lengthData", long.class);
+      h[12] = off.findVarHandle(o, "offsetData", long.class);
+      ok = true;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      ok = false;
+    }
+    AVAILABLE = ok;
+    ON_NULLS = h[0];
+    ON_BYTES = h[1];
+    ON_SHORTS = h[2];
+    ON_INTS = h[3];
+    ON_LONGS = h[4];
+    ON_FLOATS = h[5];
+    ON_DOUBLES = h[6];
+    ON_LENGTHS = h[7];
+    ON_OFFSETS = h[8];
+    OFF_NULLS = h[9];
+    OFF_DATA = h[10];
+    OFF_LENGTHS = h[11];
+    OFF_OFFSETS = h[12];
+  }
+
+  private SparkColumnMemory() {}
+
+  static byte[] nulls(OnHeapColumnVector v) {
+    return (byte[]) ON_NULLS.get(v);
+  }
+
+  static byte[] bytes(OnHeapColumnVector v) {
+    return (byte[]) ON_BYTES.get(v);
+  }
+
+  static short[] shorts(OnHeapColumnVector v) {
+    return (short[]) ON_SHORTS.get(v);
+  }
+
+  static int[] ints(OnHeapColumnVector v) {
+    return (int[]) ON_INTS.get(v);
+  }
+
+  static long[] longs(OnHeapColumnVector v) {
+    return (long[]) ON_LONGS.get(v);
+  }
+
+  static float[] floats(OnHeapColumnVector v) {
+    return (float[]) ON_FLOATS.get(v);
+  }
+
+  static double[] doubles(OnHeapColumnVector v) {
+    return (double[]) ON_DOUBLES.get(v);
+  }
+
+  static int[] lengths(OnHeapColumnVector v) {
+    return (int[]) ON_LENGTHS.get(v);
+  }
+
+  static int[] offsets(OnHeapColumnVector v) {
+    return (int[]) ON_OFFSETS.get(v);
+  }
+
+  static long nulls(OffHeapColumnVector v) {
+    return (long) OFF_NULLS.get(v);
+  }
+
+  static long data(OffHeapColumnVector v) {
+    return (long) OFF_DATA.get(v);
+  }
+
+  static long lengths(OffHeapColumnVector v) {
+    return (long) OFF_LENGTHS.get(v);
+  }
+
+  static long offsets(OffHeapColumnVector v) {
+    return (long) OFF_OFFSETS.get(v);
+  }
+}
