@@ -1,6 +1,7 @@
 package io.rowmatch.spark.join;
 
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
@@ -20,7 +21,7 @@ final class ArrowGather {
   /** Allocates {@code dst} for {@code count} rows and fills it; false (nothing allocated) when not handled. */
   static boolean gather(ValueVector src, int[] rows, FieldVector dst, int count) {
     if (src instanceof BaseFixedWidthVector s && !(src instanceof BitVector) && dst instanceof BaseFixedWidthVector d
-        && src.getClass() == dst.getClass() && s.getTypeWidth() == d.getTypeWidth()) {
+        && src.getClass() == dst.getClass() && s.getTypeWidth() == d.getTypeWidth() && buffersCover(s)) {
       d.allocateNew(Math.max(count, 1));
       fixed(s, rows, d, count);
       return true;
@@ -33,6 +34,12 @@ final class ArrowGather {
     return false;
   }
 
+  /** The raw path reads validity and data by address: both buffers must hold every value. */
+  private static boolean buffersCover(BaseFixedWidthVector s) {
+    long n = s.getValueCount();
+    return s.getValidityBuffer().capacity() * 8 >= n && s.getDataBuffer().capacity() >= n * s.getTypeWidth();
+  }
+
   private static void checkRows(int[] rows, int count, int srcCount) {
     for (int i = 0; i < count; i++) {
       if (rows[i] >= srcCount) {
@@ -43,25 +50,51 @@ final class ArrowGather {
 
   private static void fixed(BaseFixedWidthVector s, int[] rows, BaseFixedWidthVector d, int count) {
     checkRows(rows, count, s.getValueCount());
-    ArrowBuf sv = s.getValidityBuffer();
-    ArrowBuf sd = s.getDataBuffer();
-    ArrowBuf dv = d.getValidityBuffer();
-    ArrowBuf dd = d.getDataBuffer();
+    // Rows are checked against the source's value count above, and d holds count values: the raw reads and
+    // writes below stay inside both vectors' buffers.
+    long sv = s.getValidityBufferAddress();
+    long sd = s.getDataBufferAddress();
+    long dv = d.getValidityBufferAddress();
+    long dd = d.getDataBufferAddress();
     int w = s.getTypeWidth();
-    for (int i = 0; i < count; i++) {
-      int r = rows[i];
-      if (r < 0 || BitVectorHelper.get(sv, r) == 0) {
-        continue; // fresh vectors are all null
+    switch (w) {
+      case 8 -> {
+        for (int i = 0; i < count; i++) {
+          int r = rows[i];
+          if (r >= 0 && isSet(sv, r)) {
+            setBit(dv, i);
+            MemoryUtil.putLong(dd + 8L * i, MemoryUtil.getLong(sd + 8L * r));
+          }
+        }
       }
-      BitVectorHelper.setBit(dv, i);
-      switch (w) {
-        case 8 -> dd.setLong((long) i * 8, sd.getLong((long) r * 8));
-        case 4 -> dd.setInt((long) i * 4, sd.getInt((long) r * 4));
-        case 2 -> dd.setShort((long) i * 2, sd.getShort((long) r * 2));
-        case 1 -> dd.setByte(i, sd.getByte(r));
-        default -> dd.setBytes((long) i * w, sd, (long) r * w, w);
+      case 4 -> {
+        for (int i = 0; i < count; i++) {
+          int r = rows[i];
+          if (r >= 0 && isSet(sv, r)) {
+            setBit(dv, i);
+            MemoryUtil.putInt(dd + 4L * i, MemoryUtil.getInt(sd + 4L * r));
+          }
+        }
+      }
+      default -> {
+        for (int i = 0; i < count; i++) {
+          int r = rows[i];
+          if (r >= 0 && isSet(sv, r)) {
+            setBit(dv, i);
+            MemoryUtil.copyMemory(sd + (long) w * r, dd + (long) w * i, w);
+          }
+        }
       }
     }
+  }
+
+  private static boolean isSet(long bitmap, int i) {
+    return (MemoryUtil.getByte(bitmap + (i >>> 3)) & (1 << (i & 7))) != 0;
+  }
+
+  private static void setBit(long bitmap, int i) {
+    long at = bitmap + (i >>> 3);
+    MemoryUtil.putByte(at, (byte) (MemoryUtil.getByte(at) | (1 << (i & 7))));
   }
 
   private static void variable(BaseVariableWidthVector s, int[] rows, BaseVariableWidthVector d, int count) {
