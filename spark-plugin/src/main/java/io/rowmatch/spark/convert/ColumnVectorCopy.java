@@ -209,11 +209,21 @@ final class ColumnVectorCopy {
     BaseVariableWidthVector v = (BaseVariableWidthVector) dst;
     boolean allNull = w.isAllNull();
     boolean anyNull = w.hasNull();
-    // Lengths under null slots are left over from earlier batches: count only valid rows.
+    // Lengths under null slots are left over from earlier batches: count only valid rows. The readers
+    // append values one after another, so the valid values usually sit back to back in the child's bytes:
+    // then the whole payload moves in one copy.
     long total = 0;
+    int first = -1;
+    boolean contiguous = true;
     if (!allNull) {
       for (int i = 0; i < n; i++) {
         if (!anyNull || Platform.getByte(nullsBase, nullsAt + i) == 0) {
+          int from = Platform.getInt(offsetsBase, offsetsAt + 4L * i);
+          if (first < 0) {
+            first = from;
+          } else if (from != first + total) {
+            contiguous = false;
+          }
           total += Platform.getInt(lengthsBase, lengthsAt + 4L * i);
         }
       }
@@ -222,13 +232,18 @@ final class ColumnVectorCopy {
     long bits = v.getValidityBufferAddress();
     long offsets = v.getOffsetBufferAddress();
     long data = v.getDataBufferAddress();
+    if (contiguous && first >= 0) {
+      Platform.copyMemory(bytesBase, bytesAt + first, null, data, total);
+    }
     int end = 0;
     MemoryUtil.putInt(offsets, 0);
     for (int i = 0; i < n; i++) {
       if (!allNull && (!anyNull || Platform.getByte(nullsBase, nullsAt + i) == 0)) {
         int len = Platform.getInt(lengthsBase, lengthsAt + 4L * i);
-        int from = Platform.getInt(offsetsBase, offsetsAt + 4L * i);
-        Platform.copyMemory(bytesBase, bytesAt + from, null, data + end, len);
+        if (!contiguous) {
+          int from = Platform.getInt(offsetsBase, offsetsAt + 4L * i);
+          Platform.copyMemory(bytesBase, bytesAt + from, null, data + end, len);
+        }
         end += len;
         setBit(bits, i);
       }

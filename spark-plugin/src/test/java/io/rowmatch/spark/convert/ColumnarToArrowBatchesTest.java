@@ -116,6 +116,35 @@ class ColumnarToArrowBatchesTest {
     }
   }
 
+  @Test
+  void stringsWrittenOutOfOrderAreCopiedValueByValue() {
+    // Values appended in reverse row order: the child bytes are not in row order, so no single bulk copy.
+    StructType schema = new StructType().add("s", DataTypes.StringType);
+    int n = 65;
+    List<InternalRow> rows = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      rows.add(new GenericInternalRow(new Object[] {i % 7 == 3 ? null : UTF8String.fromString("v" + i + "é")}));
+    }
+    for (boolean offHeap : new boolean[] {false, true}) {
+      WritableColumnVector v = offHeap ? new OffHeapColumnVector(n, DataTypes.StringType)
+          : new OnHeapColumnVector(n, DataTypes.StringType);
+      for (int i = n - 1; i >= 0; i--) {
+        UTF8String s = rows.get(i).getUTF8String(0);
+        if (s == null) {
+          v.putNull(i);
+        } else {
+          v.putByteArray(i, s.getBytes());
+        }
+      }
+      ColumnarBatch batch = new ColumnarBatch(new ColumnVector[] {v}, n);
+      try {
+        assertEquals(1, assertConverted(schema, rows, n, List.of(batch).iterator()));
+      } finally {
+        batch.close();
+      }
+    }
+  }
+
   /** A Parquet-style dictionary column: the values are dictionary ids, decoded through the Dictionary. */
   private static final class Words implements Dictionary {
     private final String[] words = {"alpha", "", "日本", "z"};
