@@ -1,5 +1,7 @@
 package io.rowmatch.spark.convert;
 
+import java.util.Arrays;
+
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -8,6 +10,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.spark.sql.execution.arrow.ArrowFieldWriter;
 import org.apache.spark.sql.execution.arrow.ArrowWriter$;
+import org.apache.spark.sql.execution.vectorized.Dictionary;
 import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
@@ -30,6 +33,9 @@ final class ColumnVectorCopy {
   private final int precision;
   private final int scale;
   private ArrowFieldWriter nested;
+  // Strings of the dictionary last seen, decoded once per id: Parquet's decodeToBinary copies each value.
+  private Dictionary dictionary;
+  private byte[][] decoded = new byte[0][];
 
   // The Spark storage of the batch being copied: (base object, offset) as Platform reads it; a null base
   // with an absolute address for off-heap vectors, an array with its base offset for on-heap ones.
@@ -71,6 +77,9 @@ final class ColumnVectorCopy {
         copyValidityBulk(w, n);
         copyFixedBulk(n);
       }
+    } else if (kind == SparkArrowKind.VAR && SparkColumnMemory.AVAILABLE && src instanceof WritableColumnVector w
+        && w.hasDictionary()) {
+      copyVarDictionary(w, n);
     } else if (kind == SparkArrowKind.VAR) {
       copyVarByValue(src, n);
     } else {
@@ -346,6 +355,50 @@ final class ColumnVectorCopy {
       MemoryUtil.putInt(offsets + 4L * (i + 1), end);
     }
     v.setLastSet(n - 1);
+  }
+
+  private void copyVarDictionary(WritableColumnVector w, int n) {
+    Dictionary d = SparkColumnMemory.dictionary(w);
+    if (d != dictionary) {
+      dictionary = d;
+      Arrays.fill(decoded, null);
+    }
+    WritableColumnVector ids = w.getDictionaryIds();
+    long total = 0;
+    for (int i = 0; i < n; i++) {
+      if (!w.isNullAt(i)) {
+        total += decodedValue(ids.getDictId(i)).length;
+      }
+    }
+    BaseVariableWidthVector v = (BaseVariableWidthVector) dst;
+    prepareVar(v, n, total);
+    long bits = v.getValidityBufferAddress();
+    long offsets = v.getOffsetBufferAddress();
+    long data = v.getDataBufferAddress();
+    int end = 0;
+    MemoryUtil.putInt(offsets, 0);
+    for (int i = 0; i < n; i++) {
+      if (!w.isNullAt(i)) {
+        byte[] b = decoded[ids.getDictId(i)];
+        Platform.copyMemory(b, Platform.BYTE_ARRAY_OFFSET, null, data + end, b.length);
+        end += b.length;
+        setBit(bits, i);
+      }
+      MemoryUtil.putInt(offsets + 4L * (i + 1), end);
+    }
+    v.setLastSet(n - 1);
+  }
+
+  private byte[] decodedValue(int id) {
+    if (id >= decoded.length) {
+      decoded = Arrays.copyOf(decoded, Math.max(id + 1, 2 * decoded.length));
+    }
+    byte[] b = decoded[id];
+    if (b == null) {
+      b = dictionary.decodeToBinary(id);
+      decoded[id] = b;
+    }
+    return b;
   }
 
   private void copyNested(ColumnVector src, int n) {

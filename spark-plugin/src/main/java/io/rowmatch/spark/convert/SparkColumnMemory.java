@@ -3,12 +3,14 @@ package io.rowmatch.spark.convert;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
+import org.apache.spark.sql.execution.vectorized.Dictionary;
 import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 
 /**
  * The storage behind Spark's writable column vectors, which Spark keeps private: the Java arrays of an
- * OnHeapColumnVector and the native addresses of an OffHeapColumnVector. Read once per batch and column so
+ * OnHeapColumnVector, the native addresses of an OffHeapColumnVector, and a vector's dictionary. Read once per batch and column so
  * that a whole column is copied in bulk rather than value by value. If this Spark build lays its vectors out
  * differently, {@link #AVAILABLE} is false and callers take the per-value path.
  */
@@ -27,9 +29,10 @@ final class SparkColumnMemory {
   private static final VarHandle OFF_DATA;
   private static final VarHandle OFF_LENGTHS;
   private static final VarHandle OFF_OFFSETS;
+  private static final VarHandle DICTIONARY;
 
   static {
-    VarHandle[] h = new VarHandle[13];
+    VarHandle[] h = new VarHandle[14];
     boolean ok;
     try {
       MethodHandles.Lookup on = MethodHandles.privateLookupIn(OnHeapColumnVector.class, MethodHandles.lookup());
@@ -49,6 +52,8 @@ final class SparkColumnMemory {
       h[10] = off.findVarHandle(o, "data", long.class);
       h[11] = off.findVarHandle(o, "lengthData", long.class);
       h[12] = off.findVarHandle(o, "offsetData", long.class);
+      h[13] = MethodHandles.privateLookupIn(WritableColumnVector.class, MethodHandles.lookup())
+          .findVarHandle(WritableColumnVector.class, "dictionary", Dictionary.class);
       ok = true;
     } catch (ReflectiveOperationException | RuntimeException e) {
       ok = false;
@@ -67,6 +72,7 @@ final class SparkColumnMemory {
     OFF_DATA = h[10];
     OFF_LENGTHS = h[11];
     OFF_OFFSETS = h[12];
+    DICTIONARY = h[13];
   }
 
   private SparkColumnMemory() {}
@@ -121,5 +127,9 @@ final class SparkColumnMemory {
 
   static long offsets(OffHeapColumnVector v) {
     return (long) OFF_OFFSETS.get(v);
+  }
+
+  static Dictionary dictionary(WritableColumnVector v) {
+    return (Dictionary) DICTIONARY.get(v);
   }
 }

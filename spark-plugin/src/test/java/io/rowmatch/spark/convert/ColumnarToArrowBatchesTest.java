@@ -145,18 +145,24 @@ class ColumnarToArrowBatchesTest {
     }
   }
 
-  /** A Parquet-style dictionary column: the values are dictionary ids, decoded through the Dictionary. */
+  /** A Parquet-style dictionary: ids decode to values that depend on the dictionary's salt. */
   private static final class Words implements Dictionary {
-    private final String[] words = {"alpha", "", "日本", "z"};
+    private final String[] words;
+    private final int salt;
+
+    Words(int salt) {
+      this.salt = salt;
+      this.words = new String[] {"alpha" + salt, "", "日本" + salt, "z"};
+    }
 
     @Override
     public int decodeToInt(int id) {
-      return id * 1000 - 7;
+      return id * 1000 - 7 + salt;
     }
 
     @Override
     public long decodeToLong(int id) {
-      return id * -3_000_000_000L;
+      return id * -3_000_000_000L + salt;
     }
 
     @Override
@@ -166,7 +172,7 @@ class ColumnarToArrowBatchesTest {
 
     @Override
     public double decodeToDouble(int id) {
-      return id == 0 ? -0.0 : id;
+      return id == 0 ? -0.0 : id + salt;
     }
 
     @Override
@@ -176,33 +182,49 @@ class ColumnarToArrowBatchesTest {
   }
 
   @Test
-  void dictionaryEncodedVectorsAreDecoded() {
+  void dictionaryEncodedVectorsAreDecodedAndANewDictionaryIsNotConfusedWithTheLast() {
     StructType schema = new StructType().add("i", DataTypes.IntegerType).add("l", DataTypes.LongType)
         .add("d", DataTypes.DoubleType).add("s", DataTypes.StringType);
     int n = 70;
     List<InternalRow> rows = new ArrayList<>();
     WritableColumnVector[] vectors = OnHeapColumnVector.allocateColumns(n, schema);
-    for (WritableColumnVector v : vectors) {
-      v.setDictionary(new Words());
-      WritableColumnVector ids = v.reserveDictionaryIds(n);
-      for (int i = 0; i < n; i++) {
-        ids.putInt(i, i % 4);
-      }
-    }
-    for (int i = 0; i < n; i++) {
-      boolean isNull = i % 9 == 4;
-      for (WritableColumnVector v : vectors) {
-        if (isNull) {
-          v.putNull(i);
-        }
-      }
-      Words w = new Words();
-      rows.add(new GenericInternalRow(isNull ? new Object[4] : new Object[] {w.decodeToInt(i % 4),
-          w.decodeToLong(i % 4), w.decodeToDouble(i % 4), UTF8String.fromBytes(w.decodeToBinary(i % 4))}));
-    }
     ColumnarBatch batch = new ColumnarBatch(vectors, n);
+    Iterator<ColumnarBatch> twoDictionaries = new Iterator<>() {
+      private int salt;
+
+      @Override
+      public boolean hasNext() {
+        return salt < 2;
+      }
+
+      @Override
+      public ColumnarBatch next() {
+        // The same vectors and the same ids, refilled under a new dictionary, as a reader entering a new
+        // column chunk does.
+        Words words = new Words(salt++);
+        for (WritableColumnVector v : vectors) {
+          v.reset();
+          v.setDictionary(words);
+          WritableColumnVector ids = v.reserveDictionaryIds(n);
+          for (int i = 0; i < n; i++) {
+            ids.putInt(i, i % 4);
+            if (i % 9 == 4) {
+              v.putNull(i);
+            }
+          }
+        }
+        return batch;
+      }
+    };
+    for (int salt = 0; salt < 2; salt++) {
+      Words w = new Words(salt);
+      for (int i = 0; i < n; i++) {
+        rows.add(new GenericInternalRow(i % 9 == 4 ? new Object[4] : new Object[] {w.decodeToInt(i % 4),
+            w.decodeToLong(i % 4), w.decodeToDouble(i % 4), UTF8String.fromBytes(w.decodeToBinary(i % 4))}));
+      }
+    }
     try {
-      assertEquals(1, assertConverted(schema, rows, 70, List.of(batch).iterator()));
+      assertEquals(2, assertConverted(schema, rows, n, twoDictionaries));
     } finally {
       batch.close();
     }
