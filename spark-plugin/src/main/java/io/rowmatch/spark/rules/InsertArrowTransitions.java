@@ -3,8 +3,11 @@ package io.rowmatch.spark.rules;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.ColumnarToRowExec;
+import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.RowToColumnarExec;
 import org.apache.spark.sql.execution.SparkPlan;
 
@@ -12,6 +15,9 @@ import io.rowmatch.spark.config.RowmatchConf;
 import io.rowmatch.spark.exec.ArrowBatchProducer;
 import io.rowmatch.spark.exec.ArrowSettings;
 import io.rowmatch.spark.exec.RowInputChildren;
+import io.rowmatch.spark.exec.RowmatchHashAggregateExec;
+import io.rowmatch.spark.exec.RowmatchHashJoinExec;
+import io.rowmatch.spark.exec.RowmatchProjectExec;
 import io.rowmatch.spark.exec.RowmatchToArrowExec;
 import scala.jdk.javaapi.CollectionConverters;
 
@@ -19,6 +25,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * After Spark inserted its transitions: under every Rowmatch operator, Spark's RowToColumnarExec (which
  * builds OnHeapColumnVectors) becomes our RowmatchToArrow, a ColumnarToRow/RowToColumnar pair over an
  * Arrow producer cancels out, and a non-Arrow columnar child (a vectorized scan) gets RowmatchToArrow.
+ * A column-pruning Project over a Rowmatch join or aggregate becomes a RowmatchProject, so that chains of
+ * joins stay in Arrow instead of going to rows and back around every Project.
  */
 public final class InsertArrowTransitions extends Rule<SparkPlan> {
   @Override
@@ -51,7 +59,34 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
       changed |= c != child;
       newChildren.add(c);
     }
-    return changed ? plan.withNewChildren(CollectionConverters.asScala(newChildren).toSeq()) : plan;
+    SparkPlan result = changed ? plan.withNewChildren(CollectionConverters.asScala(newChildren).toSeq()) : plan;
+    return columnarProject(result);
+  }
+
+  /**
+   * ProjectExec([attributes]) over ColumnarToRow(Rowmatch join, aggregate or project) becomes
+   * ColumnarToRow(RowmatchProject): the rows are made after the pruning, and a Rowmatch parent finds an Arrow
+   * producer under the ColumnarToRow/RowToColumnar pair and drops both. Not over RowmatchToArrow: its
+   * vectors are reused from batch to batch, and a ColumnarToRow above may close the batches it consumed.
+   */
+  private static SparkPlan columnarProject(SparkPlan plan) {
+    if (!(plan instanceof ProjectExec p) || !(p.child() instanceof ColumnarToRowExec c2r)) {
+      return plan;
+    }
+    SparkPlan producer = c2r.child();
+    boolean ownBatches = producer instanceof RowmatchHashJoinExec || producer instanceof RowmatchHashAggregateExec
+        || producer instanceof RowmatchProjectExec;
+    if (!ownBatches) {
+      return plan;
+    }
+    for (NamedExpression e : CollectionConverters.asJava(p.projectList())) {
+      if (!(e instanceof AttributeReference)) {
+        return plan;
+      }
+    }
+    RowmatchProjectExec projected = new RowmatchProjectExec(p.projectList(), producer);
+    projected.copyTagsFrom(p);
+    return new ColumnarToRowExec(projected);
   }
 
   private static SparkPlan arrowInput(SparkPlan child, ArrowSettings settings) {

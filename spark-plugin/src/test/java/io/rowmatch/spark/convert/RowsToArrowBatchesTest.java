@@ -140,4 +140,20 @@ class RowsToArrowBatchesTest {
       assertEquals(new BigDecimal("-7.25"), b.column(1).getDecimal(1, 20, 2).toJavaBigDecimal());
     }
   }
+
+  @Test
+  void aMemoryLimitTooSmallForOneBatchNamesTheSettingAndLeavesNothingAllocated() {
+    StructType schema = new StructType();
+    for (int c = 0; c < 40; c++) {
+      schema = schema.add("c" + c, DataTypes.LongType);
+    }
+    try (BufferAllocator limited = allocator.newChildAllocator("task", 0, 1 << 20)) {
+      StructType s = schema;
+      RuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
+          () -> new RowsToArrowBatches(RandomSparkRows.rows(s, 10, 1, true).iterator(), s, TZ, 8192, limited,
+              1 << 20));
+      assertTrue(e.getMessage().contains("spark.rowmatch.memory.limit"), e.getMessage());
+      assertEquals(0, limited.getAllocatedMemory(), "buffers left allocated after the failed start");
+    }
+  }
 }

@@ -1,0 +1,57 @@
+package io.rowmatch.spark.exec
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, NamedExpression, SortOrder}
+import org.apache.spark.sql.execution.{OrderPreservingUnaryExecNode, PartitioningPreservingUnaryExecNode, SparkPlan}
+import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
+
+/**
+ * Column pruning between two Rowmatch operators (`Project [a, b]` over a join's output): picks the child's
+ * Arrow columns, zero copy, instead of converting the batch to rows, projecting, and converting back.
+ * Only plain attribute references: anything computed stays Spark's ProjectExec. The picked columns share
+ * the child's vectors, so the batch is valid exactly as long as the child's.
+ */
+case class RowmatchProjectExec(projectList: Seq[NamedExpression], child: SparkPlan)
+  extends PartitioningPreservingUnaryExecNode with OrderPreservingUnaryExecNode with ArrowBatchProducer {
+
+  require(projectList.forall(_.isInstanceOf[Attribute]), "RowmatchProject selects attributes only")
+
+  override def nodeName: String = "RowmatchProject"
+
+  override def output: Seq[Attribute] = projectList.map(_.toAttribute)
+
+  override protected def outputExpressions: Seq[NamedExpression] = projectList
+
+  override protected def orderingExpressions: Seq[SortOrder] = child.outputOrdering
+
+  override def supportsColumnar: Boolean = true
+
+  override protected def doExecute(): RDD[InternalRow] =
+    throw new IllegalStateException(s"$nodeName is columnar only")
+
+  override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
+    val ordinals = projectList.map { a =>
+      val i = child.output.indexWhere(_.exprId == a.exprId)
+      require(i >= 0, s"$nodeName: ${a.sql} is not an output of ${child.nodeName}")
+      i
+    }.toArray
+    child.executeColumnar().mapPartitions { batches =>
+      batches.map { b =>
+        val columns = new Array[ColumnVector](ordinals.length)
+        var i = 0
+        while (i < ordinals.length) {
+          columns(i) = b.column(ordinals(i))
+          i += 1
+        }
+        new ColumnarBatch(columns, b.numRows())
+      }
+    }
+  }
+
+  override def simpleString(maxFields: Int): String =
+    s"$nodeName ${output.map(_.sql).mkString("[", ", ", "]")}"
+
+  override protected def withNewChildInternal(newChild: SparkPlan): RowmatchProjectExec =
+    copy(child = newChild)
+}
