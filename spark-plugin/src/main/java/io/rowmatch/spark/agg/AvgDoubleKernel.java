@@ -14,6 +14,7 @@ final class AvgDoubleKernel implements AggregateKernel {
   private final FunctionSpec spec;
   private final BufferAllocator allocator;
   private final String timeZone;
+  private final HeapAccount heap;
   private double[] sums = new double[0];
   private long[] counts = new long[0];
   private double[] values = new double[0];
@@ -23,14 +24,15 @@ final class AvgDoubleKernel implements AggregateKernel {
     this.spec = spec;
     this.allocator = allocator;
     this.timeZone = timeZone;
+    this.heap = new HeapAccount(allocator, spec.description);
   }
 
   @Override
   public void update(ValueVector[] columns, int rows, int[] groupIds, int groupCount) {
-    sums = GrowableState.ensure(sums, groupCount);
-    counts = GrowableState.ensure(counts, groupCount);
-    values = GrowableState.ensure(values, rows);
-    longs = GrowableState.ensure(longs, rows);
+    sums = GrowableState.ensure(heap, sums, groupCount);
+    counts = GrowableState.ensure(heap, counts, groupCount);
+    values = GrowableState.ensure(heap, values, rows);
+    longs = GrowableState.ensure(heap, longs, rows);
     ValueVector input = columns[spec.inputOrdinals[0]];
     NumericColumns.readDoubles(input, rows, values, longs);
     boolean anyNull = input.getNullCount() > 0;
@@ -87,10 +89,12 @@ final class AvgDoubleKernel implements AggregateKernel {
   }
 
   private void ensure(int groupCount) {
-    sums = GrowableState.ensure(sums, groupCount);
-    counts = GrowableState.ensure(counts, groupCount);
+    sums = GrowableState.ensure(heap, sums, groupCount);
+    counts = GrowableState.ensure(heap, counts, groupCount);
   }
 
   @Override
-  public void close() {}
+  public void close() {
+    heap.close();
+  }
 }

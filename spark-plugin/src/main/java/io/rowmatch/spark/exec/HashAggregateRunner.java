@@ -150,14 +150,17 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       return; // grouped aggregate over no rows: no output
     }
     List<FieldVector> functionColumns = new ArrayList<>();
-    for (AggregateKernel kernel : kernels) {
-      if (spec.finalResults) {
-        functionColumns.add(kernel.result(groupCount));
-      } else {
-        kernel.buffers(groupCount, functionColumns);
+    try {
+      for (AggregateKernel kernel : kernels) {
+        if (spec.finalResults) {
+          functionColumns.add(kernel.result(groupCount));
+        } else {
+          kernel.buffers(groupCount, functionColumns);
+        }
       }
+    } finally {
+      owned.addAll(functionColumns); // also when a kernel fails midway: close() releases what was made
     }
-    owned.addAll(functionColumns);
     intermediate.addAll(functionColumns);
 
     if (spec.outputPick != null) {
