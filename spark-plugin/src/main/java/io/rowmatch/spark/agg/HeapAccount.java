@@ -11,14 +11,17 @@ import org.apache.arrow.memory.OutOfMemoryException;
  * names the setting) rather than a Java OutOfMemoryError.
  *
  * <p>Uses the allocator's public {@link AllocationReservation}: a reservation counts against the limit
- * until it is closed. {@code add} rounds each request up to a power of two, so a charge is added as its
- * binary digits (each already a power of two), which keeps the accounting exact. Callers charge before
- * they allocate; everything is released at {@link #close()}.
+ * until it is closed. {@code add} rounds each request up to a power of two (and 1 up to 2), so a charge is
+ * added as the binary digits of the new total rounded up to even: the allocator sees the exact total, or
+ * one byte more when it is odd. Callers charge before they allocate; everything is released at
+ * {@link #close()}.
  */
 public final class HeapAccount implements AutoCloseable {
   private final BufferAllocator allocator;
   private final String owner;
   private AllocationReservation reservation;
+  /** Bytes charged; the reservation holds this rounded up to even. */
+  private long total;
 
   public HeapAccount(BufferAllocator allocator, String owner) {
     this.allocator = allocator;
@@ -33,18 +36,24 @@ public final class HeapAccount implements AutoCloseable {
     if (reservation == null) {
       reservation = allocator.newReservation();
     }
-    long before = reservation.getSizeLong();
-    long rest = bytes;
-    while (rest != 0) {
+    long held = reservation.getSizeLong();
+    long rest = even(total + bytes) - held;
+    while (rest > 0) { // after a refused charge the reservation may already hold more than needed
       long digit = Long.highestOneBit(rest);
       if (!reservation.add(digit)) {
         // The digits already added stay reserved until close(); the caller does not allocate.
         throw new OutOfMemoryException("Java heap state of " + owner + " needs " + bytes + " more bytes with "
-            + before + " held; allocator '" + allocator.getName() + "' has a limit of " + allocator.getLimit()
+            + total + " held; allocator '" + allocator.getName() + "' has a limit of " + allocator.getLimit()
             + " bytes and " + allocator.getAllocatedMemory() + " allocated");
       }
       rest -= digit;
     }
+    total += bytes;
+  }
+
+  /** Arrow rounds a 1-byte reservation up to 2, so the reservation holds the total rounded up to even. */
+  private static long even(long n) {
+    return (n + 1) & ~1L;
   }
 
   /** Gives back bytes the caller no longer holds (a reservation only shrinks by being replaced). */
@@ -52,15 +61,16 @@ public final class HeapAccount implements AutoCloseable {
     if (bytes <= 0 || reservation == null) {
       return;
     }
-    long keep = Math.max(0, reservation.getSizeLong() - bytes);
+    long keep = Math.max(0, total - bytes);
     reservation.close();
     reservation = null;
-    charge(keep); // cannot fail: strictly less than was held a moment ago
+    total = 0;
+    charge(keep); // cannot fail: less than was held a moment ago
   }
 
   /** Bytes currently charged. */
   public long charged() {
-    return reservation == null ? 0 : reservation.getSizeLong();
+    return total;
   }
 
   @Override
@@ -69,5 +79,6 @@ public final class HeapAccount implements AutoCloseable {
       reservation.close();
       reservation = null;
     }
+    total = 0;
   }
 }
