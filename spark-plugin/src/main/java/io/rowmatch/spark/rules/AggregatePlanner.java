@@ -192,7 +192,7 @@ public final class AggregatePlanner {
         normalized = true;
       }
       DataType t = e.dataType();
-      String why = keyTypeReason(t);
+      String why = groupKeyTypeReason(t);
       if (why != null) {
         throw new Refusal("group key " + e.sql() + ": " + why);
       }
@@ -324,10 +324,17 @@ public final class AggregatePlanner {
     if (t instanceof StringType s) {
       return s.supportsBinaryEquality() ? null : "collation " + s.collationName() + " does not compare bytes";
     }
-    // Nested keys compare element by element in the core (inner nulls equal), as Spark's binary rows do.
+    return "key type " + t.simpleString() + " is not supported";
+  }
+
+  /**
+   * Group key types: the atomic ones of {@link #keyTypeReason} (which joins also use), plus structs and arrays
+   * of them, which the core compares element by element (inner nulls equal), as Spark's binary rows do.
+   */
+  static String groupKeyTypeReason(DataType t) {
     if (t instanceof StructType st) {
       for (StructField f : st.fields()) {
-        String why = keyTypeReason(f.dataType());
+        String why = groupKeyTypeReason(f.dataType());
         if (why != null) {
           return why;
         }
@@ -335,9 +342,9 @@ public final class AggregatePlanner {
       return null;
     }
     if (t instanceof ArrayType a) {
-      return keyTypeReason(a.elementType());
+      return groupKeyTypeReason(a.elementType());
     }
-    return "key type " + t.simpleString() + " is not supported";
+    return keyTypeReason(t);
   }
 
   /** Float or double anywhere in the type (NaN and -0.0 need Spark's normalization before grouping). */
