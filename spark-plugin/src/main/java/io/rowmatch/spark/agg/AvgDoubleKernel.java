@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.ValueVector;
 
 /**
@@ -75,16 +76,15 @@ final class AvgDoubleKernel implements AggregateKernel {
   @Override
   public FieldVector result(int groupCount) {
     ensure(groupCount);
-    double[] avg = new double[groupCount];
-    boolean[] valid = new boolean[groupCount];
+    // Written straight into the result vector: no per-group scratch arrays outside the heap account.
+    Float8Vector v = (Float8Vector) FunctionSpec.newVector(spec.resultField, timeZone, allocator);
+    v.allocateNew(groupCount);
     for (int g = 0; g < groupCount; g++) {
       if (counts[g] != 0) {
-        avg[g] = sums[g] / (double) counts[g];
-        valid[g] = true;
+        v.set(g, sums[g] / (double) counts[g]);
       }
     }
-    FieldVector v = FunctionSpec.newVector(spec.resultField, timeZone, allocator);
-    NumericColumns.writeDoubles(v, avg, valid, groupCount);
+    v.setValueCount(groupCount);
     return v;
   }
 
