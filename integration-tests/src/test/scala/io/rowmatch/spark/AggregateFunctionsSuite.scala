@@ -106,7 +106,9 @@ class AggregateFunctionsSuite extends RowmatchQueryTest {
   /** Values that depend only on k (v) with nulls scattered (vn): last is defined whatever the order. */
   private def keyed: DataFrame = data.selectExpr("k", "concat('v', k) as v",
     "if(l is null, null, concat('v', k)) as vn", "if(l is null, null, cast(k * 3 as decimal(38, 0))) as dn",
-    "if(l % 2 = 0, null, k % 2 = 0) as zn", "s", "d38")
+    "if(l % 2 = 0, null, k % 2 = 0) as zn", "s", "d38",
+    "if(l is null, null, named_struct('k', k, 's', concat('v', k), 'n', cast(null as int))) as svn",
+    "if(l is null, null, array(k, null, k)) as avn")
 
   test("last over several partitions where the answer does not depend on order, with and without ignoreNulls") {
     val out = checkAnswerAndOperator(keyed.groupBy("k").agg(last("v"), last("vn", ignoreNulls = true),
@@ -115,6 +117,9 @@ class AggregateFunctionsSuite extends RowmatchQueryTest {
     assert(out.exists(r => r.getInt(0) == 19 && r.getString(1) == "v19" && r.isNullAt(2)), out)
     checkAnswerAndOperator(keyed.agg(expr("last(if(vn is null, null, 'x'), true)"), last(lit(5))),
       exactOperators = Some(2))
+    // nested values (struct and array, with null fields and elements) are copied whole
+    checkAnswerAndOperator(keyed.groupBy("k").agg(last("svn", ignoreNulls = true), last("avn", ignoreNulls = true),
+      first("svn", ignoreNulls = true)), exactOperators = Some(2))
     // a computed input: Spark's Last evaluates it on every row, so it runs below the Rowmatch aggregate
     checkAnswerAndOperator(keyed.groupBy("k").agg(last(concat(col("v"), lit("!")))), exactOperators = Some(2))
   }
