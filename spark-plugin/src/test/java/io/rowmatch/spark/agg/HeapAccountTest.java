@@ -54,8 +54,6 @@ class HeapAccountTest {
       FunctionSpec min = KernelHarness.spec(FunctionSpec.Kind.MIN_BYTES, false, false, DataTypes.StringType,
           DataTypes.StringType);
       for (FunctionSpec spec : List.of(sum, min)) {
-        AggregateKernel k = spec.newKernel(root, "UTC"); // vectors from the root, heap charged below
-        k.close();
         AggregateKernel kernel = spec.newKernel(limited, "UTC");
         int rows = 1000;
         int[] ids = new int[rows];
@@ -63,7 +61,6 @@ class HeapAccountTest {
         for (int i = 0; i < rows; i++) {
           values.add("v" + i);
         }
-        int groups = 0;
         try (VarCharVector strings = TestVectors.strings(root, values);
             org.apache.arrow.vector.BigIntVector longs = TestVectors.longs(root,
                 java.util.Collections.nCopies(rows, 5L))) {
@@ -83,7 +80,6 @@ class HeapAccountTest {
           kernel.close();
         }
         assertEquals(0, limited.getAllocatedMemory(), "close() releases every charge");
-        groups++;
       }
     }
   }
@@ -104,7 +100,6 @@ class HeapAccountTest {
         }
         k.update(new ValueVector[0], 100, ids, 100);
         assertEquals(100 * Long.BYTES, root.getAllocatedMemory());
-        List<FieldVector> out = new ArrayList<>();
         try (FieldVector r = k.result(100)) {
           assertEquals(100, r.getValueCount());
         }
