@@ -29,6 +29,7 @@ final class AvgDecimalKernel implements AggregateKernel {
   private final FunctionSpec spec;
   private final BufferAllocator allocator;
   private final String timeZone;
+  private final HeapAccount heap;
   private final int sumPrecision;
   private final int sumScale;
   private BigDecimal[] sums = NO_SUMS; // null: zero so far, unless overflowed
@@ -39,6 +40,7 @@ final class AvgDecimalKernel implements AggregateKernel {
     this.spec = spec;
     this.allocator = allocator;
     this.timeZone = timeZone;
+    this.heap = new HeapAccount(allocator, spec.description);
     DecimalType t = (DecimalType) spec.bufferFields[0].dataType();
     this.sumPrecision = t.precision();
     this.sumScale = t.scale();
@@ -46,10 +48,10 @@ final class AvgDecimalKernel implements AggregateKernel {
 
   private void grow(int groupCount) {
     if (groupCount > sums.length) {
-      sums = Arrays.copyOf(sums, GrowableState.newCapacity(sums.length, groupCount));
+      sums = Arrays.copyOf(sums, GrowableState.grow(heap, sums.length, groupCount, GrowableState.DECIMAL_SLOT_BYTES));
     }
-    overflowed = GrowableState.ensure(overflowed, groupCount);
-    counts = GrowableState.ensure(counts, groupCount);
+    overflowed = GrowableState.ensure(heap, overflowed, groupCount);
+    counts = GrowableState.ensure(heap, counts, groupCount);
   }
 
   @Override
@@ -158,5 +160,7 @@ final class AvgDecimalKernel implements AggregateKernel {
   }
 
   @Override
-  public void close() {}
+  public void close() {
+    heap.close();
+  }
 }

@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.ValueVector;
 
 /**
@@ -14,6 +15,7 @@ final class AvgDoubleKernel implements AggregateKernel {
   private final FunctionSpec spec;
   private final BufferAllocator allocator;
   private final String timeZone;
+  private final HeapAccount heap;
   private double[] sums = new double[0];
   private long[] counts = new long[0];
   private double[] values = new double[0];
@@ -23,14 +25,15 @@ final class AvgDoubleKernel implements AggregateKernel {
     this.spec = spec;
     this.allocator = allocator;
     this.timeZone = timeZone;
+    this.heap = new HeapAccount(allocator, spec.description);
   }
 
   @Override
   public void update(ValueVector[] columns, int rows, int[] groupIds, int groupCount) {
-    sums = GrowableState.ensure(sums, groupCount);
-    counts = GrowableState.ensure(counts, groupCount);
-    values = GrowableState.ensure(values, rows);
-    longs = GrowableState.ensure(longs, rows);
+    sums = GrowableState.ensure(heap, sums, groupCount);
+    counts = GrowableState.ensure(heap, counts, groupCount);
+    values = GrowableState.ensure(heap, values, rows);
+    longs = GrowableState.ensure(heap, longs, rows);
     ValueVector input = columns[spec.inputOrdinals[0]];
     NumericColumns.readDoubles(input, rows, values, longs);
     boolean anyNull = input.getNullCount() > 0;
@@ -73,24 +76,25 @@ final class AvgDoubleKernel implements AggregateKernel {
   @Override
   public FieldVector result(int groupCount) {
     ensure(groupCount);
-    double[] avg = new double[groupCount];
-    boolean[] valid = new boolean[groupCount];
+    // Written straight into the result vector: no per-group scratch arrays outside the heap account.
+    Float8Vector v = (Float8Vector) FunctionSpec.newVector(spec.resultField, timeZone, allocator);
+    v.allocateNew(groupCount);
     for (int g = 0; g < groupCount; g++) {
       if (counts[g] != 0) {
-        avg[g] = sums[g] / (double) counts[g];
-        valid[g] = true;
+        v.set(g, sums[g] / (double) counts[g]);
       }
     }
-    FieldVector v = FunctionSpec.newVector(spec.resultField, timeZone, allocator);
-    NumericColumns.writeDoubles(v, avg, valid, groupCount);
+    v.setValueCount(groupCount);
     return v;
   }
 
   private void ensure(int groupCount) {
-    sums = GrowableState.ensure(sums, groupCount);
-    counts = GrowableState.ensure(counts, groupCount);
+    sums = GrowableState.ensure(heap, sums, groupCount);
+    counts = GrowableState.ensure(heap, counts, groupCount);
   }
 
   @Override
-  public void close() {}
+  public void close() {
+    heap.close();
+  }
 }

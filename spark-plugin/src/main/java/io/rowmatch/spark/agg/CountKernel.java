@@ -14,6 +14,7 @@ final class CountKernel implements AggregateKernel {
   private final FunctionSpec spec;
   private final BufferAllocator allocator;
   private final String timeZone;
+  private final HeapAccount heap;
   private long[] counts = new long[0];
   private long[] scratch = new long[0];
 
@@ -21,14 +22,15 @@ final class CountKernel implements AggregateKernel {
     this.spec = spec;
     this.allocator = allocator;
     this.timeZone = timeZone;
+    this.heap = new HeapAccount(allocator, spec.description);
   }
 
   @Override
   public void update(ValueVector[] columns, int rows, int[] groupIds, int groupCount) {
-    counts = GrowableState.ensure(counts, groupCount);
+    counts = GrowableState.ensure(heap, counts, groupCount);
     if (spec.merge) {
       ValueVector partial = columns[spec.inputOrdinals[0]];
-      scratch = GrowableState.ensure(scratch, rows);
+      scratch = GrowableState.ensure(heap, scratch, rows);
       NumericColumns.readLongs(partial, rows, scratch);
       boolean anyNull = partial.getNullCount() > 0;
       for (int i = 0; i < rows; i++) {
@@ -71,12 +73,14 @@ final class CountKernel implements AggregateKernel {
   }
 
   private FieldVector result(int groupCount, org.apache.spark.sql.types.StructField field) {
-    counts = GrowableState.ensure(counts, groupCount);
+    counts = GrowableState.ensure(heap, counts, groupCount);
     FieldVector v = FunctionSpec.newVector(field, timeZone, allocator);
     NumericColumns.writeLongs(v, counts, null, groupCount);
     return v;
   }
 
   @Override
-  public void close() {}
+  public void close() {
+    heap.close();
+  }
 }

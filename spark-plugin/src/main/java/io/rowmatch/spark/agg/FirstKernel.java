@@ -22,6 +22,7 @@ final class FirstKernel implements AggregateKernel {
   private final FunctionSpec spec;
   private final BufferAllocator allocator;
   private final String timeZone;
+  private final HeapAccount heap;
   private FieldVector values;
   private FieldVector late;
   private int appended;
@@ -33,12 +34,13 @@ final class FirstKernel implements AggregateKernel {
     this.spec = spec;
     this.allocator = allocator;
     this.timeZone = timeZone;
+    this.heap = new HeapAccount(allocator, spec.description);
   }
 
   @Override
   public void update(ValueVector[] columns, int rows, int[] groupIds, int groupCount) {
-    settled = GrowableState.ensure(settled, groupCount);
-    lateIndex = GrowableState.ensure(lateIndex, groupCount, -1);
+    settled = GrowableState.ensure(heap, settled, groupCount);
+    lateIndex = GrowableState.ensure(heap, lateIndex, groupCount, -1);
     ValueVector input = columns[spec.inputOrdinals[0]];
     BitVector valueSet = spec.merge ? (BitVector) columns[spec.inputOrdinals[1]] : null;
     if (values == null) {
@@ -75,8 +77,8 @@ final class FirstKernel implements AggregateKernel {
     if (values == null) {
       values = FunctionSpec.newVector(spec.resultField, timeZone, allocator);
     }
-    settled = GrowableState.ensure(settled, groupCount);
-    lateIndex = GrowableState.ensure(lateIndex, groupCount, -1);
+    settled = GrowableState.ensure(heap, settled, groupCount);
+    lateIndex = GrowableState.ensure(heap, lateIndex, groupCount, -1);
     FieldVector out;
     if (lateCount == 0) {
       out = values;
@@ -113,6 +115,7 @@ final class FirstKernel implements AggregateKernel {
 
   @Override
   public void close() {
+    heap.close();
     if (values != null) {
       values.close();
       values = null;

@@ -17,7 +17,8 @@ import io.rowmatch.spark.convert.ArrowSchemas;
 public final class FunctionSpec implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  public enum Kind { COUNT, SUM_LONG, SUM_DOUBLE, SUM_DECIMAL, AVG_DOUBLE, AVG_DECIMAL, MIN_LONG, MAX_LONG, MIN_DOUBLE, MAX_DOUBLE, FIRST }
+  public enum Kind { COUNT, SUM_LONG, SUM_DOUBLE, SUM_DECIMAL, AVG_DOUBLE, AVG_DECIMAL, MIN_LONG, MAX_LONG, MIN_DOUBLE, MAX_DOUBLE,
+    MIN_DECIMAL128, MAX_DECIMAL128, MIN_BYTES, MAX_BYTES, FIRST, LAST }
 
   final Kind kind;
   /** Raw mode: the function's input columns. Merge mode: its buffer columns, in buffer order. */
@@ -78,8 +79,16 @@ public final class FunctionSpec implements Serializable {
       case MIN_DOUBLE:
       case MAX_DOUBLE:
         return new MinMaxDoubleKernel(this, allocator, timeZone, kind == Kind.MAX_DOUBLE);
+      case MIN_DECIMAL128:
+      case MAX_DECIMAL128:
+        return new MinMaxDecimal128Kernel(this, allocator, timeZone, kind == Kind.MAX_DECIMAL128);
+      case MIN_BYTES:
+      case MAX_BYTES:
+        return new MinMaxBytesKernel(this, allocator, timeZone, kind == Kind.MAX_BYTES);
       case FIRST:
         return new FirstKernel(this, allocator, timeZone);
+      case LAST:
+        return new LastKernel(this, allocator, timeZone);
       default:
         throw new IllegalStateException("no kernel for " + kind);
     }

@@ -26,10 +26,10 @@ final class MinMaxDoubleKernel extends SingleValueKernel {
 
   @Override
   public void update(ValueVector[] columns, int rows, int[] groupIds, int groupCount) {
-    best = GrowableState.ensure(best, groupCount);
-    has = GrowableState.ensure(has, groupCount);
-    values = GrowableState.ensure(values, rows);
-    scratch = GrowableState.ensure(scratch, rows);
+    best = GrowableState.ensure(heap, best, groupCount);
+    has = GrowableState.ensure(heap, has, groupCount);
+    values = GrowableState.ensure(heap, values, rows);
+    scratch = GrowableState.ensure(heap, scratch, rows);
     ValueVector input = columns[spec.inputOrdinals[0]];
     NumericColumns.readDoubles(input, rows, values, scratch);
     boolean anyNull = input.getNullCount() > 0;
@@ -53,7 +53,7 @@ final class MinMaxDoubleKernel extends SingleValueKernel {
 
   @Override
   void writeValues(FieldVector v, int groupCount) {
-    best = GrowableState.ensure(best, groupCount);
+    best = GrowableState.ensure(heap, best, groupCount);
     NumericColumns.writeDoubles(v, best, has, groupCount);
   }
 }

@@ -5,8 +5,9 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 
 /**
- * min/max over integral-like input (byte, short, int, long, date, timestamp): the buffer is the current
- * extreme, null until a non-null value arrives; update and merge are the same operation.
+ * min/max over input that orders as a long (byte, short, int, long, date, timestamp, boolean as 0/1, and
+ * decimal(p <= 18) as its unscaled value, all values of one column sharing one scale): the buffer is the
+ * current extreme, null until a non-null value arrives; update and merge are the same operation.
  */
 final class MinMaxLongKernel extends SingleValueKernel {
   private final boolean max;
@@ -20,9 +21,9 @@ final class MinMaxLongKernel extends SingleValueKernel {
 
   @Override
   public void update(ValueVector[] columns, int rows, int[] groupIds, int groupCount) {
-    best = GrowableState.ensure(best, groupCount);
-    has = GrowableState.ensure(has, groupCount);
-    values = GrowableState.ensure(values, rows);
+    best = GrowableState.ensure(heap, best, groupCount);
+    has = GrowableState.ensure(heap, has, groupCount);
+    values = GrowableState.ensure(heap, values, rows);
     ValueVector input = columns[spec.inputOrdinals[0]];
     NumericColumns.readLongs(input, rows, values);
     boolean anyNull = input.getNullCount() > 0;
@@ -41,7 +42,7 @@ final class MinMaxLongKernel extends SingleValueKernel {
 
   @Override
   void writeValues(FieldVector v, int groupCount) {
-    best = GrowableState.ensure(best, groupCount);
+    best = GrowableState.ensure(heap, best, groupCount);
     NumericColumns.writeLongs(v, best, has, groupCount);
   }
 }

@@ -4,6 +4,7 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
@@ -21,7 +22,10 @@ import org.apache.arrow.vector.ValueVector;
 final class NumericColumns {
   private NumericColumns() {}
 
-  /** Integral-like columns (byte, short, int, long, date, timestamp) as longs. */
+  /**
+   * Integral-like columns as longs: byte, short, int, long, date, timestamp, boolean (0/1) and decimals of
+   * precision up to 18 (the unscaled value).
+   */
   static void readLongs(ValueVector v, int n, long[] out) {
     if (v instanceof BigIntVector || v instanceof TimeStampVector) {
       ArrowBuf d = v.getDataBuffer();
@@ -42,6 +46,17 @@ final class NumericColumns {
       ArrowBuf d = v.getDataBuffer();
       for (int i = 0; i < n; i++) {
         out[i] = d.getByte(i);
+      }
+    } else if (v instanceof DecimalVector) {
+      // decimal(p <= 18): the unscaled value fits the low word (the high word is its sign extension)
+      ArrowBuf d = v.getDataBuffer();
+      for (int i = 0; i < n; i++) {
+        out[i] = d.getLong((long) i * DecimalVector.TYPE_WIDTH);
+      }
+    } else if (v instanceof BitVector) {
+      ArrowBuf d = v.getDataBuffer();
+      for (int i = 0; i < n; i++) {
+        out[i] = (d.getByte(i >>> 3) >>> (i & 7)) & 1; // false < true, as Spark orders booleans
       }
     } else {
       throw new IllegalStateException("not an integral Arrow vector: " + v.getClass().getSimpleName());
@@ -100,6 +115,10 @@ final class NumericColumns {
         t.set(i, (short) x);
       } else if (target instanceof TinyIntVector t) {
         t.set(i, (byte) x);
+      } else if (target instanceof DecimalVector t) {
+        t.set(i, x);
+      } else if (target instanceof BitVector t) {
+        t.set(i, (int) x);
       } else {
         throw new IllegalStateException("not an integral Arrow vector: " + target.getClass().getSimpleName());
       }

@@ -14,6 +14,7 @@ abstract class SingleValueKernel implements AggregateKernel {
   protected final FunctionSpec spec;
   private final BufferAllocator allocator;
   private final String timeZone;
+  protected final HeapAccount heap;
   /** has[g]: group g has seen a non-null value (otherwise its value is null). */
   protected boolean[] has = new boolean[0];
 
@@ -21,6 +22,7 @@ abstract class SingleValueKernel implements AggregateKernel {
     this.spec = spec;
     this.allocator = allocator;
     this.timeZone = timeZone;
+    this.heap = new HeapAccount(allocator, spec.description);
   }
 
   /** Writes groupCount values (null where !has) into v; the state must first be grown to groupCount. */
@@ -37,12 +39,14 @@ abstract class SingleValueKernel implements AggregateKernel {
   }
 
   private FieldVector write(int groupCount, org.apache.spark.sql.types.StructField field) {
-    has = GrowableState.ensure(has, groupCount);
+    has = GrowableState.ensure(heap, has, groupCount);
     FieldVector v = FunctionSpec.newVector(field, timeZone, allocator);
     writeValues(v, groupCount);
     return v;
   }
 
   @Override
-  public void close() {}
+  public void close() {
+    heap.close();
+  }
 }

@@ -29,6 +29,7 @@ final class SumDecimalKernel implements AggregateKernel {
   private final FunctionSpec spec;
   private final BufferAllocator allocator;
   private final String timeZone;
+  private final HeapAccount heap;
   private final int precision;
   private final int scale;
   private BigDecimal[] sums = NO_SUMS; // null before the first value (a zero) and after an overflow
@@ -39,6 +40,7 @@ final class SumDecimalKernel implements AggregateKernel {
     this.spec = spec;
     this.allocator = allocator;
     this.timeZone = timeZone;
+    this.heap = new HeapAccount(allocator, spec.description);
     DecimalType t = (DecimalType) spec.resultField.dataType();
     this.precision = t.precision();
     this.scale = t.scale();
@@ -46,10 +48,10 @@ final class SumDecimalKernel implements AggregateKernel {
 
   private void grow(int groupCount) {
     if (groupCount > sums.length) {
-      sums = Arrays.copyOf(sums, GrowableState.newCapacity(sums.length, groupCount));
+      sums = Arrays.copyOf(sums, GrowableState.grow(heap, sums.length, groupCount, GrowableState.DECIMAL_SLOT_BYTES));
     }
-    seen = GrowableState.ensure(seen, groupCount);
-    overflowed = GrowableState.ensure(overflowed, groupCount);
+    seen = GrowableState.ensure(heap, seen, groupCount);
+    overflowed = GrowableState.ensure(heap, overflowed, groupCount);
   }
 
   @Override
@@ -155,5 +157,7 @@ final class SumDecimalKernel implements AggregateKernel {
   }
 
   @Override
-  public void close() {}
+  public void close() {
+    heap.close();
+  }
 }

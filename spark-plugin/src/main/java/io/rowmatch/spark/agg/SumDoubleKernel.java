@@ -19,10 +19,10 @@ final class SumDoubleKernel extends SingleValueKernel {
 
   @Override
   public void update(ValueVector[] columns, int rows, int[] groupIds, int groupCount) {
-    sums = GrowableState.ensure(sums, groupCount);
-    has = GrowableState.ensure(has, groupCount);
-    values = GrowableState.ensure(values, rows);
-    scratch = GrowableState.ensure(scratch, rows);
+    sums = GrowableState.ensure(heap, sums, groupCount);
+    has = GrowableState.ensure(heap, has, groupCount);
+    values = GrowableState.ensure(heap, values, rows);
+    scratch = GrowableState.ensure(heap, scratch, rows);
     ValueVector input = columns[spec.inputOrdinals[0]];
     NumericColumns.readDoubles(input, rows, values, scratch);
     boolean anyNull = input.getNullCount() > 0;
@@ -43,7 +43,7 @@ final class SumDoubleKernel extends SingleValueKernel {
 
   @Override
   void writeValues(FieldVector v, int groupCount) {
-    sums = GrowableState.ensure(sums, groupCount);
+    sums = GrowableState.ensure(heap, sums, groupCount);
     NumericColumns.writeDoubles(v, sums, has, groupCount);
   }
 }

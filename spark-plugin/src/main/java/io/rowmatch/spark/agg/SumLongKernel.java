@@ -21,9 +21,9 @@ final class SumLongKernel extends SingleValueKernel {
 
   @Override
   public void update(ValueVector[] columns, int rows, int[] groupIds, int groupCount) {
-    sums = GrowableState.ensure(sums, groupCount);
-    has = GrowableState.ensure(has, groupCount);
-    values = GrowableState.ensure(values, rows);
+    sums = GrowableState.ensure(heap, sums, groupCount);
+    has = GrowableState.ensure(heap, has, groupCount);
+    values = GrowableState.ensure(heap, values, rows);
     ValueVector input = columns[spec.inputOrdinals[0]];
     NumericColumns.readLongs(input, rows, values);
     boolean anyNull = input.getNullCount() > 0;
@@ -44,7 +44,7 @@ final class SumLongKernel extends SingleValueKernel {
 
   @Override
   void writeValues(FieldVector v, int groupCount) {
-    sums = GrowableState.ensure(sums, groupCount);
+    sums = GrowableState.ensure(heap, sums, groupCount);
     NumericColumns.writeLongs(v, sums, has, groupCount);
   }
 }

@@ -30,6 +30,7 @@ import org.apache.spark.util.TaskCompletionListener;
 import io.rowmatch.core.table.GroupTable;
 import io.rowmatch.spark.agg.AggregateKernel;
 import io.rowmatch.spark.agg.AggregateSpec;
+import io.rowmatch.spark.agg.HeapAccount;
 import io.rowmatch.spark.convert.ArrowSchemas;
 import scala.jdk.javaapi.CollectionConverters;
 
@@ -43,6 +44,8 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   private final AggregateSpec spec;
   private final BufferAllocator allocator;
   private final AggregateKernel[] kernels;
+  /** The runner's own per-batch arrays, charged to the task's limit like the kernels' state. */
+  private final HeapAccount heap;
   private GroupTable table;
   private int groupCount;
   private int[] groupIds = new int[0];
@@ -60,6 +63,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     this.spec = spec;
     this.allocator = allocator;
     this.kernels = new AggregateKernel[spec.functions.size()];
+    this.heap = new HeapAccount(allocator, spec.operatorName);
   }
 
   public static Iterator<ColumnarBatch> run(AggregateSpec spec, Iterator<ColumnarBatch> input, TaskContext task) {
@@ -97,6 +101,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
         columns[c] = ((ArrowColumnVector) cv).getValueVector();
       }
       if (groupIds.length < rows) {
+        heap.charge(2L * Integer.BYTES * (rows - groupIds.length)); // groupIds and newGroupRows
         groupIds = new int[rows];
         newGroupRows = new int[rows];
       }
@@ -150,14 +155,17 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       return; // grouped aggregate over no rows: no output
     }
     List<FieldVector> functionColumns = new ArrayList<>();
-    for (AggregateKernel kernel : kernels) {
-      if (spec.finalResults) {
-        functionColumns.add(kernel.result(groupCount));
-      } else {
-        kernel.buffers(groupCount, functionColumns);
+    try {
+      for (AggregateKernel kernel : kernels) {
+        if (spec.finalResults) {
+          functionColumns.add(kernel.result(groupCount));
+        } else {
+          kernel.buffers(groupCount, functionColumns);
+        }
       }
+    } finally {
+      owned.addAll(functionColumns); // also when a kernel fails midway: close() releases what was made
     }
-    owned.addAll(functionColumns);
     intermediate.addAll(functionColumns);
 
     if (spec.outputPick != null) {
@@ -292,5 +300,6 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       table.close();
       table = null;
     }
+    heap.close();
   }
 }

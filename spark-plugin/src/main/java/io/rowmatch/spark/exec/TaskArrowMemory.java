@@ -56,7 +56,7 @@ public final class TaskArrowMemory {
 
   /** The error a user sees when a task needs more than the limit: it names the setting to raise. */
   public static RuntimeException outOfMemory(String operator, long limitBytes, OutOfMemoryException cause) {
-    return new RowmatchMemoryException(operator + " needs more Arrow memory than " + RowmatchConf.MEMORY_LIMIT
+    return new RowmatchMemoryException(operator + " needs more memory than " + RowmatchConf.MEMORY_LIMIT
         + " allows per task (" + limitBytes + " bytes); raise " + RowmatchConf.MEMORY_LIMIT
         + " or set spark.rowmatch.enabled=false", cause);
   }

@@ -21,6 +21,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.Complete$;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Count;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Final$;
 import org.apache.spark.sql.catalyst.expressions.aggregate.First;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Last;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Max;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Min;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Partial$;
@@ -29,6 +30,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.Sum;
 import org.apache.spark.sql.catalyst.optimizer.NormalizeNaNAndZero;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
+import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.BooleanType$;
@@ -37,6 +39,7 @@ import org.apache.spark.sql.types.LongType$;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.FloatType;
@@ -169,7 +172,11 @@ public final class AggregatePlanner {
       ordinals.putIfAbsent(childOutput.get(i).exprId(), i);
     }
 
-    // Keys.
+    // Keys: columns of the child, or expressions computed below the aggregate (as computed inputs are).
+    Inputs inputs = new Inputs(ordinals, childOutput.size(), computed);
+    // A plain float key is only trusted where its values were already normalized below: a merging
+    // stage (its keys come from a partial aggregate that applied NormalizeNaNAndZero).
+    boolean mergingStage = merge || (mode == null && agg.requiredChildDistributionExpressions().isDefined());
     List<NamedExpression> grouping = CollectionConverters.asJava(agg.groupingExpressions());
     int[] keyOrdinals = new int[grouping.size()];
     boolean[] keyNormalize = new boolean[grouping.size()];
@@ -179,31 +186,38 @@ public final class AggregatePlanner {
         e = a.child();
       }
       boolean normalized = false;
-      if (e instanceof KnownFloatingPointNormalized kn && kn.child() instanceof NormalizeNaNAndZero nz) {
-        e = nz.child();
+      if (e instanceof KnownFloatingPointNormalized kn && kn.child() instanceof NormalizeNaNAndZero nz
+          && nz.child() instanceof AttributeReference) {
+        e = nz.child(); // a plain float column: normalized while emitting the keys, no projection needed
         normalized = true;
       }
-      if (!(e instanceof AttributeReference ref)) {
-        throw new Refusal("group key " + e.sql() + " is an expression, not a column");
-      }
-      Integer ordinal = ordinals.get(ref.exprId());
-      if (ordinal == null) {
-        throw new Refusal("group key " + ref.sql() + " is not a column of the child");
-      }
-      DataType t = ref.dataType();
-      boolean floating = t instanceof DoubleType || t instanceof FloatType;
-      // A plain float key is only trusted where its values were already normalized below: a merging
-      // stage (its keys come from a partial aggregate that applied NormalizeNaNAndZero).
-      boolean mergingStage = merge || (mode == null && agg.requiredChildDistributionExpressions().isDefined());
-      if (floating && !normalized && !mergingStage) {
-        throw new Refusal("float group key " + ref.sql() + " without NormalizeNaNAndZero");
-      }
-      String why = keyTypeReason(t);
+      DataType t = e.dataType();
+      String why = groupKeyTypeReason(t);
       if (why != null) {
-        throw new Refusal("group key " + ref.sql() + ": " + why);
+        throw new Refusal("group key " + e.sql() + ": " + why);
       }
-      keyOrdinals[k] = ordinal;
-      keyNormalize[k] = normalized && floating;
+      if (e instanceof AttributeReference ref) {
+        Integer ordinal = ordinals.get(ref.exprId());
+        if (ordinal == null) {
+          throw new Refusal("group key " + ref.sql() + " is not a column of the child");
+        }
+        if (containsFloating(t) && !normalized && !mergingStage) {
+          throw new Refusal("float group key " + ref.sql() + " without NormalizeNaNAndZero");
+        }
+        keyOrdinals[k] = ordinal;
+        keyNormalize[k] = normalized;
+        continue;
+      }
+      // Spark evaluates grouping expressions on every input row, so computing them in a projection below
+      // gives the same values and raises the same errors. Floating values inside must come normalized.
+      if (!e.deterministic()) {
+        throw new Refusal("group key " + e.sql() + " is not deterministic");
+      }
+      if (containsFloating(t) && !(e instanceof KnownFloatingPointNormalized) && !mergingStage) {
+        throw new Refusal("float group key " + e.sql() + " without NormalizeNaNAndZero");
+      }
+      keyOrdinals[k] = inputs.of(e, "group key " + e.sql());
+      keyNormalize[k] = false;
     }
 
     // Functions.
@@ -219,8 +233,7 @@ public final class AggregatePlanner {
       if (merge) {
         nextBuffer += bufferCount;
       }
-      functions.add(function(e, f, merge, mergeInputs, new Inputs(ordinals, childOutput.size(), computed),
-          childOutput));
+      functions.add(function(e, f, merge, mergeInputs, inputs, childOutput));
     }
 
     // Output.
@@ -312,6 +325,45 @@ public final class AggregatePlanner {
       return s.supportsBinaryEquality() ? null : "collation " + s.collationName() + " does not compare bytes";
     }
     return "key type " + t.simpleString() + " is not supported";
+  }
+
+  /**
+   * Group key types: the atomic ones of {@link #keyTypeReason} (which joins also use), plus structs and arrays
+   * of them, which the core compares element by element (inner nulls equal), as Spark's binary rows do.
+   */
+  static String groupKeyTypeReason(DataType t) {
+    if (t instanceof StructType st) {
+      for (StructField f : st.fields()) {
+        String why = groupKeyTypeReason(f.dataType());
+        if (why != null) {
+          return why;
+        }
+      }
+      return null;
+    }
+    if (t instanceof ArrayType a) {
+      return groupKeyTypeReason(a.elementType());
+    }
+    return keyTypeReason(t);
+  }
+
+  /** Float or double anywhere in the type (NaN and -0.0 need Spark's normalization before grouping). */
+  static boolean containsFloating(DataType t) {
+    if (t instanceof FloatType || t instanceof DoubleType) {
+      return true;
+    }
+    if (t instanceof StructType st) {
+      for (StructField f : st.fields()) {
+        if (containsFloating(f.dataType())) {
+          return true;
+        }
+      }
+      return false;
+    }
+    if (t instanceof ArrayType a) {
+      return containsFloating(a.elementType());
+    }
+    return false;
   }
 
   private static boolean integral(DataType t) {
@@ -425,10 +477,17 @@ public final class AggregatePlanner {
       Expression child = isMax ? ((Max) f).child() : ((Min) f).child();
       DataType in = child.dataType();
       FunctionSpec.Kind kind;
-      if (integral(in) || in instanceof DateType || in instanceof TimestampType || in instanceof TimestampNTZType) {
+      if (integral(in) || in instanceof DateType || in instanceof TimestampType || in instanceof TimestampNTZType
+          || in instanceof BooleanType
+          || (in instanceof DecimalType d && d.precision() <= Decimal.MAX_LONG_DIGITS())) {
         kind = isMax ? FunctionSpec.Kind.MAX_LONG : FunctionSpec.Kind.MIN_LONG;
       } else if (floating(in)) {
         kind = isMax ? FunctionSpec.Kind.MAX_DOUBLE : FunctionSpec.Kind.MIN_DOUBLE;
+      } else if (in instanceof DecimalType) {
+        kind = isMax ? FunctionSpec.Kind.MAX_DECIMAL128 : FunctionSpec.Kind.MIN_DECIMAL128;
+      } else if (in instanceof BinaryType || (in instanceof StringType st && st.supportsBinaryOrdering())) {
+        // Other collations order by collation keys, not bytes: those stay vanilla.
+        kind = isMax ? FunctionSpec.Kind.MAX_BYTES : FunctionSpec.Kind.MIN_BYTES;
       } else {
         throw new Refusal((isMax ? "max" : "min") + " over " + in.simpleString() + " is not supported: " + sql);
       }
@@ -441,6 +500,14 @@ public final class AggregatePlanner {
       expectBuffers(sql, bufferFields, in, BooleanType$.MODULE$);
       int[] inputs = merge ? mergeInputs : new int[] {inputOrdinal(first.child(), ordinals.columns, sql)};
       return new FunctionSpec(FunctionSpec.Kind.FIRST, inputs, merge, false, first.ignoreNulls(), bufferFields,
+          resultField, sql);
+    }
+    if (f instanceof Last last) {
+      DataType in = last.child().dataType();
+      expectBuffers(sql, bufferFields, in, BooleanType$.MODULE$);
+      // Unlike first(), Spark's last evaluates its input on every row, so a computed input is fine.
+      int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(last.child(), sql)};
+      return new FunctionSpec(FunctionSpec.Kind.LAST, inputs, merge, false, last.ignoreNulls(), bufferFields,
           resultField, sql);
     }
     throw new Refusal("aggregate function " + f.prettyName() + " is not supported: " + sql);
@@ -459,9 +526,9 @@ public final class AggregatePlanner {
 
   /**
    * Resolves function inputs to child ordinals. A deterministic expression input becomes a column computed
-   * by Spark's ProjectExec below the aggregate (see exec.PreProjection), only for functions that evaluate
-   * their input on every row as Spark does (count, sum, avg, min, max), so errors raised by the expression
-   * (ANSI arithmetic) are raised for the same rows.
+   * by Spark's ProjectExec below the aggregate (see exec.PreProjection), only for group keys and functions
+   * that evaluate their input on every row as Spark does (count, sum, avg, min, max, last), so errors
+   * raised by the expression (ANSI arithmetic) are raised for the same rows.
    */
   private static final class Inputs {
     final Map<ExprId, Integer> columns;
