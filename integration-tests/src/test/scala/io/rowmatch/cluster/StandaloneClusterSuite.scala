@@ -2,8 +2,11 @@ package io.rowmatch.cluster
 
 import java.nio.file.{Files, Path}
 
+import scala.concurrent.{Await, ExecutionContext, Future}
+import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
+import org.apache.spark.SparkException
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
@@ -11,6 +14,9 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.rowmatch.bench.tpch.{AnswerComparator, PlanInspector, SparkResults, TpchDataset, TpchQuery}
+import io.rowmatch.spark.LogCapture
+import io.rowmatch.spark.config.RowmatchConf
+import io.rowmatch.spark.exec.TestFaults
 import io.rowmatch.tags.ClusterTest
 import io.rowmatch.tpch.{JoinStrategy, TpchTestData}
 
@@ -21,6 +27,11 @@ import io.rowmatch.tpch.{JoinStrategy, TpchTestData}
  * own class path (SPARK_HOME/jars) has no Rowmatch class. All 22 TPC-H queries at SF 0.01 run with broadcast
  * joins (so build sides travel to executors serialized), every answer checked against trino-tpch's reference
  * answers, and the Rowmatch operators must have run on the executors (their output metrics).
+ *
+ * Faults: a task failure injected inside a Rowmatch operator (test-only setting), the memory limit set too
+ * small, an executor JVM killed (kill -9) in the middle of a Rowmatch join and of a Rowmatch aggregation, and
+ * an application that does not ship the jar. After each, the executors still alive hold no Rowmatch task
+ * allocator and no Arrow memory (read on the executors, see [[ExecutorProbe]]).
  *
  * Every test is tagged ClusterTest. Every JVM started here is killed in afterAll, and by a shutdown hook if
  * the test JVM dies first.
@@ -34,12 +45,17 @@ class StandaloneClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   private def spark: SparkSession = session.spark
 
+  /** Log lines of the session start with the jar shipped (the setup check must stay silent). */
+  private var startLogs: Seq[String] = Nil
+
   override def beforeAll(): Unit = {
     super.beforeAll()
     jar = ShadedJar.locate()
     data = generateData()
     cluster = StandaloneCluster.start(clusterDir, ClusterSession.jvmFlags)
-    session = startSession("rowmatch-cluster-tpch", Some(jar))
+    val (s, logs) = LogCapture(startSession("rowmatch-cluster-tpch", Some(jar)))
+    session = s
+    startLogs = logs
   }
 
   override def afterAll(): Unit = {
@@ -109,8 +125,9 @@ class StandaloneClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
     val executors = cluster.executors()
     assert(executors.size == 2, s"expected one executor JVM per Worker, found $executors")
     val logs = cluster.executorLogs().map(p => Files.readString(p))
-    assert(logs.exists(_.contains(jar.getFileName.toString)),
-      s"no executor log mentions fetching ${jar.getFileName}")
+    assert(logs.size == 2 && logs.forall(_.contains(s"/${jar.getFileName} to class loader")),
+      s"an executor did not add ${jar.getFileName} to its class loader")
+    assert(!startLogs.exists(_.contains("RowmatchSetupCheck")), startLogs.mkString("\n"))
   }
 
   for (number <- 1 to TpchQuery.COUNT) {
@@ -130,5 +147,108 @@ class StandaloneClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
     reports.values.foreach { r =>
       assert(r.openAllocators == 0 && r.arrowBytes == 0, s"executor ${r.executorId} holds Arrow memory: $r")
     }
+  }
+
+  /** Every live executor reports no open task allocator and no Arrow memory; `mustReport` must be among them. */
+  private def assertExecutorsClean(mustReport: Set[String]): Map[String, ExecutorMemory] = {
+    val reports = ExecutorProbe.memory(spark, mustReport)
+    assert(mustReport.subsetOf(reports.keySet), s"executors $mustReport did not all report: $reports")
+    reports.values.foreach { r =>
+      assert(r.openAllocators == 0 && r.arrowBytes == 0, s"executor ${r.executorId} holds Arrow memory: $r")
+    }
+    reports
+  }
+
+  private def withSettings[T](pairs: (String, String)*)(body: => T): T = {
+    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
+    try body finally pairs.foreach { case (k, _) => spark.conf.unset(k) }
+  }
+
+  test("a task failure injected inside Rowmatch operators is retried and the answer is right", ClusterTest) {
+    val before = session.events.taskFailures.size
+    val executors = session.events.liveExecutors
+    withSettings(TestFaults.FAIL_AFTER_BATCHES -> "1") {
+      runTpch(3) // joins and aggregations; every first task attempt of each Rowmatch operator fails once
+    }
+    val injected = session.events.taskFailures.drop(before).filter(_.contains(classOf[TestFaults.InjectedFault].getName))
+    assert(injected.nonEmpty, s"no injected failure was seen: ${session.events.taskFailures.drop(before)}")
+    assert(session.events.liveExecutors == executors, "an injected task failure must not cost an executor")
+    assertExecutorsClean(executors)
+  }
+
+  test("a too small spark.rowmatch.memory.limit fails the query with an error naming it; executors survive",
+      ClusterTest) {
+    val executors = cluster.executors()
+    val e = withSettings(RowmatchConf.MEMORY_LIMIT -> "16k") {
+      intercept[SparkException](runTpch(1))
+    }
+    assert(e.getMessage.contains(RowmatchConf.MEMORY_LIMIT), e.getMessage)
+    assert(e.getMessage.contains("RowmatchMemoryException"), e.getMessage)
+    assert(cluster.executors() == executors, "running out of Arrow memory must not crash an executor JVM")
+    assertExecutorsClean(executors.map(_._2).toSet)
+    runTpch(1) // and the session still works once the limit is back to its default
+  }
+
+  /**
+   * Runs TPC-H `number` while the first task of `operator` pauses after its first input batch; kills that
+   * task's executor JVM (kill -9) while it is inside the operator; the query must still give the right answer.
+   */
+  private def killExecutorDuring(operator: String, number: Int): Unit = {
+    val pause = clusterDir.resolve(s"pause-$operator")
+    Files.deleteIfExists(pause)
+    Files.deleteIfExists(pause.resolveSibling(pause.getFileName.toString + ".claim"))
+    val executors = cluster.executors()
+    assert(executors.size == 2, s"expected two executors before the kill, found $executors")
+    implicit val ec: ExecutionContext = ExecutionContext.global
+    val answer = withSettings(TestFaults.PAUSE_FILE -> pause.toString, TestFaults.OPERATOR -> operator) {
+      val running = Future(runTpch(number))
+      val deadline = System.nanoTime() + 120.seconds.toNanos
+      while (!Files.exists(pause) && !running.isCompleted && System.nanoTime() < deadline) Thread.sleep(50)
+      assert(Files.exists(pause), s"no $operator task paused (query done: ${running.isCompleted})")
+      val pid = Files.readString(pause).trim.split(" ")(0).toLong
+      val (victim, victimId) = executors.find(_._1.pid() == pid)
+        .getOrElse(fail(s"the paused task's JVM $pid is not one of this cluster's executors $executors"))
+      ClusterProcesses.destroyTree(victim) // SIGKILL: no shutdown hook, no task-end listener runs
+      assert(!victim.isAlive)
+      val frame = Await.result(running, 5.minutes)
+      (frame, victimId)
+    }
+    val (frame, victimId) = answer
+    assert(session.events.removedExecutors.exists(_._1 == victimId),
+      s"the driver never saw executor $victimId go: ${session.events.removedExecutors}")
+    assert(rowmatchNodes(frame).nonEmpty)
+    val survivors = executors.map(_._2).toSet - victimId
+    session.awaitExecutors(2) // the Worker starts a replacement
+    assertExecutorsClean(survivors)
+  }
+
+  test("an executor killed in the middle of a Rowmatch join: Spark retries and the answer is right",
+      ClusterTest) {
+    killExecutorDuring("RowmatchHashJoin", 5)
+  }
+
+  test("an executor killed in the middle of a Rowmatch aggregation: Spark retries and the answer is right",
+      ClusterTest) {
+    killExecutorDuring("RowmatchHashAggregate", 1)
+  }
+
+  /**
+   * Without the jar, the executors cannot deserialize the tasks of Rowmatch operators. What Spark 4.1 reports
+   * then does not name Rowmatch (a ClassCastException about a SerializedLambda: the lambda's class is missing),
+   * which is why the setup check warns at session start, on the driver, where the user looks first.
+   */
+  test("an application that does not ship the jar: a warning at session start, then its tasks fail",
+      ClusterTest) {
+    session.close()
+    session = null
+    val (noJar, logs) = LogCapture(startSession("rowmatch-cluster-no-jar", None))
+    try {
+      val warning = logs.filter(l => l.startsWith("WARN") && l.contains("RowmatchSetupCheck"))
+      assert(warning.exists(l => l.contains("spark.jars") && l.contains("--jars") &&
+        l.contains("ClassNotFoundException")), s"no setup warning at session start:\n${logs.mkString("\n")}")
+      val e = intercept[SparkException](noJar.spark.sql(TpchQuery.load(1).answerStatement()).collect())
+      info(s"the executors report: ${e.getMessage.linesIterator.next()}")
+      assert(e.getMessage.contains("failed 4 times"), e.getMessage)
+    } finally noJar.close()
   }
 }

@@ -73,18 +73,18 @@ public final class ColumnarToArrowBatches implements Iterator<ColumnarBatch>, Au
     if (isArrow(batch)) {
       return batch;
     }
-    if (root == null) {
-      root = VectorSchemaRoot.create(ArrowSchemas.toArrow(schema, timeZone), allocator);
-      writer = ArrowWriter.create(root);
-      List<FieldVector> vectors = root.getFieldVectors();
-      ColumnVector[] columns = new ColumnVector[vectors.size()];
-      for (int i = 0; i < columns.length; i++) {
-        columns[i] = new ArrowColumnVector(vectors.get(i));
-      }
-      converted = new ColumnarBatch(columns);
-    }
-    writer.reset();
     try {
+      if (root == null) {
+        root = VectorSchemaRoot.create(ArrowSchemas.toArrow(schema, timeZone), allocator);
+        writer = ArrowWriter.create(root); // allocates the first buffers: may exceed the limit already
+        List<FieldVector> vectors = root.getFieldVectors();
+        ColumnVector[] columns = new ColumnVector[vectors.size()];
+        for (int i = 0; i < columns.length; i++) {
+          columns[i] = new ArrowColumnVector(vectors.get(i));
+        }
+        converted = new ColumnarBatch(columns);
+      }
+      writer.reset();
       Iterator<InternalRow> rows = batch.rowIterator();
       while (rows.hasNext()) {
         writer.write(rows.next());

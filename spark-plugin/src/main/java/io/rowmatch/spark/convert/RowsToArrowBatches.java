@@ -36,8 +36,14 @@ public final class RowsToArrowBatches implements Iterator<ColumnarBatch>, AutoCl
     this.rows = rows;
     this.batchSize = batchSize;
     this.memoryLimit = memoryLimit;
-    this.root = VectorSchemaRoot.create(ArrowSchemas.toArrow(schema, timeZone), allocator);
-    this.writer = ArrowWriter.create(root);
+    VectorSchemaRoot created = VectorSchemaRoot.create(ArrowSchemas.toArrow(schema, timeZone), allocator);
+    try {
+      this.writer = ArrowWriter.create(created); // allocates the first buffers: may exceed the limit already
+    } catch (OutOfMemoryException e) {
+      created.close();
+      throw TaskArrowMemory.outOfMemory("RowmatchToArrow", memoryLimit, e);
+    }
+    this.root = created;
     List<FieldVector> vectors = root.getFieldVectors();
     ColumnVector[] columns = new ColumnVector[vectors.size()];
     for (int i = 0; i < columns.length; i++) {

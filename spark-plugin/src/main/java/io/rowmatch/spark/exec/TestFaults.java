@@ -55,10 +55,10 @@ public final class TestFaults {
     if (only != null && !operator.startsWith(only.trim())) {
       return input;
     }
+    long limit = failAfter == null ? -1 : parseBatches(failAfter); // a malformed value fails every attempt
     if (task.attemptNumber() > 0) {
       return input; // retries run normally: that is what the fault tests check
     }
-    long limit = failAfter == null ? -1 : parseBatches(failAfter);
     Path pause = pauseFile == null ? null : Path.of(pauseFile.trim());
     return new Iterator<>() {
       private long taken;
