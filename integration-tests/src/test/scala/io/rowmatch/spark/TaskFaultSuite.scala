@@ -4,11 +4,9 @@ import java.util.concurrent.ConcurrentLinkedQueue
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.{ExceptionFailure, SparkException}
+import org.apache.spark.{ExceptionFailure, ListenerBusDrain, SparkException}
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
 import org.apache.spark.sql.{DataFrame, SparkSession}
-import org.scalatest.concurrent.Eventually._
-import org.scalatest.time.SpanSugar._
 
 import io.rowmatch.spark.config.RowmatchConf
 import io.rowmatch.spark.exec.{BroadcastJoinTables, TestFaults}
@@ -47,14 +45,17 @@ class TaskFaultSuite extends RowmatchQueryTest {
     try BroadcastJoinTables.closeIdleNow() finally super.afterEach()
   }
 
-  /** The injected failures the driver has seen since `from` (the listener bus is asynchronous). */
+  /** Task failures seen so far, once every event of the queries run so far is delivered. */
+  private def failuresSoFar(): Seq[String] = {
+    ListenerBusDrain(spark.sparkContext)
+    failures.asScala.toSeq
+  }
+
+  /** The injected failures in `operator` the driver has seen since `from`. */
   private def injectedSince(from: Int, operator: String): Seq[String] = {
-    var seen = Seq.empty[String]
-    eventually(timeout(10.seconds), interval(50.millis)) {
-      seen = failures.asScala.toSeq.drop(from)
-        .filter(f => f.contains(classOf[TestFaults.InjectedFault].getName) && f.contains(operator))
-      assert(seen.nonEmpty, s"no injected failure in $operator: ${failures.asScala.toSeq.drop(from)}")
-    }
+    val seen = failuresSoFar().drop(from)
+      .filter(f => f.contains(classOf[TestFaults.InjectedFault].getName) && f.contains(operator))
+    assert(seen.nonEmpty, s"no injected failure in $operator: ${failuresSoFar().drop(from)}")
     seen
   }
 
@@ -62,7 +63,7 @@ class TaskFaultSuite extends RowmatchQueryTest {
     spark.range(0, 20000, 1, 4).selectExpr("id % 97 as k", "id as v", "cast(id % 7 as double) as d")
 
   test("a failure injected in a Rowmatch aggregation is retried and the answer equals vanilla Spark's") {
-    val from = failures.size
+    val from = failuresSoFar().size
     withConf(TestFaults.FAIL_AFTER_BATCHES -> "3", TestFaults.OPERATOR -> "RowmatchHashAggregate") {
       checkAnswerAndOperator(groups.groupBy("k").agg("v" -> "sum", "d" -> "max", "*" -> "count"))
     }
@@ -75,7 +76,7 @@ class TaskFaultSuite extends RowmatchQueryTest {
         "spark.sql.join.preferSortMergeJoin" -> "false"),
       "broadcast" -> Seq("spark.sql.autoBroadcastJoinThreshold" -> "100000000"))) {
     test(s"a failure injected in a Rowmatch $strategy join is retried and the answer equals vanilla Spark's") {
-      val from = failures.size
+      val from = failuresSoFar().size
       val pairs = settings ++ Seq(TestFaults.FAIL_AFTER_BATCHES -> "2", TestFaults.OPERATOR -> "RowmatchHashJoin")
       withConf(pairs: _*) {
         val dims = spark.range(0, 97).selectExpr("id as k", "concat('name-', id) as name")
@@ -103,9 +104,8 @@ class TaskFaultSuite extends RowmatchQueryTest {
   }
 
   test("the fault settings are off by default: no task fails") {
-    val from = failures.size
+    val from = failuresSoFar().size
     checkAnswerAndOperator(groups.groupBy("k").agg("v" -> "sum"))
-    Thread.sleep(200) // let the listener bus deliver any task end
-    assert(failures.asScala.toSeq.drop(from).isEmpty, failures.asScala.toSeq.drop(from))
+    assert(failuresSoFar().drop(from).isEmpty, failuresSoFar().drop(from))
   }
 }
