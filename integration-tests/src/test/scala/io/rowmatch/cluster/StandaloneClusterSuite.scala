@@ -144,8 +144,8 @@ class StandaloneClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
       val inspection = PlanInspector.inspect(frame.queryExecution.executedPlan, "Rowmatch")
       assert(inspection.operatorCount() >= 1,
         s"q$number: no Rowmatch operator (${inspection.operatorSummary()}; ${inspection.fallbackReasons()})")
-      val outputRows = rowmatchNodes(frame).flatMap(_.metrics.get("numOutputBatches")).map(_.value).sum
-      assert(outputRows > 0, s"q$number: the Rowmatch operators report no output batch from the executors")
+      val outputBatches = rowmatchNodes(frame).flatMap(_.metrics.get("numOutputBatches")).map(_.value).sum
+      assert(outputBatches > 0, s"q$number: the Rowmatch operators report no output batch from the executors")
     }
   }
 
