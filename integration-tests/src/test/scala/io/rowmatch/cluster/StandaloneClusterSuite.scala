@@ -138,12 +138,27 @@ class StandaloneClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(!startLogs.exists(_.contains("RowmatchSetupCheck")), startLogs.mkString("\n"))
   }
 
+  /** Rowmatch operator counts per query pinned for local[2] with broadcast joins (TpchRowmatchSuite's file). */
+  private lazy val pinnedBroadcast: Map[Int, Int] = {
+    val in = getClass.getClassLoader.getResourceAsStream("io/rowmatch/tpch/rowmatch-operators.tsv")
+    require(in != null, "io/rowmatch/tpch/rowmatch-operators.tsv is not on the test class path")
+    val text = try new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8) finally in.close()
+    text.linesIterator.map(_.trim.split("\t")).collect {
+      case Array("broadcast", q, n) if q.startsWith("q") => q.stripPrefix("q").toInt -> n.toInt
+    }.toMap
+  }
+
   for (number <- 1 to TpchQuery.COUNT) {
     test(s"TPC-H q$number on the cluster matches the reference answer, with Rowmatch operators", ClusterTest) {
       val frame = runTpch(number)
       val inspection = PlanInspector.inspect(frame.queryExecution.executedPlan, "Rowmatch")
       assert(inspection.operatorCount() >= 1,
         s"q$number: no Rowmatch operator (${inspection.operatorSummary()}; ${inspection.fallbackReasons()})")
+      // The same settings (broadcast joins, 2 shuffle partitions) plan the same operators as in local mode.
+      pinnedBroadcast.get(number).foreach { n =>
+        assert(inspection.operatorCount() == n, s"q$number: ${inspection.operatorCount()} Rowmatch operators on the" +
+          s" cluster, $n pinned for local mode (${inspection.operatorSummary()})")
+      }
       val outputBatches = rowmatchNodes(frame).flatMap(_.metrics.get("numOutputBatches")).map(_.value).sum
       assert(outputBatches > 0, s"q$number: the Rowmatch operators report no output batch from the executors")
     }
