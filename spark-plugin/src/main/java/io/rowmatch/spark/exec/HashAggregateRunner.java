@@ -66,7 +66,8 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     this.heap = new HeapAccount(allocator, spec.operatorName);
   }
 
-  public static Iterator<ColumnarBatch> run(AggregateSpec spec, Iterator<ColumnarBatch> input, TaskContext task) {
+  public static Iterator<ColumnarBatch> run(AggregateSpec spec, Iterator<ColumnarBatch> batches, TaskContext task) {
+    Iterator<ColumnarBatch> input = TestFaults.wrap(batches, task, spec.operatorName); // test-only, off by default
     BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
     HashAggregateRunner runner = new HashAggregateRunner(spec, allocator);
     task.addTaskCompletionListener((TaskCompletionListener) ctx -> runner.close());

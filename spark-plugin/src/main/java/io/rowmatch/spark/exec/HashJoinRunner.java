@@ -121,7 +121,8 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
       List<Attribute> conditionInput, TaskContext task) {
     HashJoinRunner runner;
     try {
-      runner = new HashJoinRunner(spec, build, releaseBuild, probeInput, allocator, condition, conditionInput);
+      Iterator<ColumnarBatch> probe = TestFaults.wrap(probeInput, task, spec.operatorName); // test-only, off by default
+      runner = new HashJoinRunner(spec, build, releaseBuild, probe, allocator, condition, conditionInput);
     } catch (RuntimeException | Error e) {
       releaseBuild.run();
       throw e;
