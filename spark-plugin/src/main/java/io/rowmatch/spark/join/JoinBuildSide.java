@@ -5,19 +5,11 @@ import io.rowmatch.spark.convert.ArrowSchemas;
 import io.rowmatch.spark.convert.RowsToArrowBatches;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.arrow.vector.util.VectorAppender;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.execution.arrow.ArrowWriter;
-import org.apache.spark.sql.types.ArrayType;
-import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.MapType;
-import org.apache.spark.sql.types.StructField;
-import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
@@ -37,12 +29,6 @@ public final class JoinBuildSide implements AutoCloseable {
   private final List<FieldVector> columns = new ArrayList<>();
   private final JoinTable table;
   private final JoinKeyVectors keyVectors;
-  /** Per column: struct, array or map, appended by {@link #nestedWriter} rather than VectorAppender. */
-  private final boolean[] nested;
-  private final int[] nestedOrdinals;
-  private final DataType[] nestedTypes;
-  private final GenericInternalRow nestedRow;
-  private final ArrowWriter nestedWriter;
   private int rows;
   private boolean nullKey;
   private boolean closed;
@@ -75,26 +61,7 @@ public final class JoinBuildSide implements AutoCloseable {
     }
     keyVectors = kv;
     table = t;
-    StructField[] fields = spec.buildSchema().fields();
-    nested = new boolean[fields.length];
-    List<Integer> ords = new ArrayList<>();
-    List<FieldVector> nestedVectors = new ArrayList<>();
-    for (int c = 0; c < fields.length; c++) {
-      DataType dt = fields[c].dataType();
-      nested[c] = dt instanceof StructType || dt instanceof ArrayType || dt instanceof MapType;
-      if (nested[c]) {
-        ords.add(c);
-        nestedVectors.add(columns.get(c));
-      }
-    }
-    nestedOrdinals = ords.stream().mapToInt(Integer::intValue).toArray();
-    nestedTypes = new DataType[nestedOrdinals.length];
-    for (int j = 0; j < nestedTypes.length; j++) {
-      nestedTypes[j] = fields[nestedOrdinals[j]].dataType();
-    }
-    nestedRow = new GenericInternalRow(nestedOrdinals.length);
-    // The root only groups the vectors for the writer; the vectors are closed with the other columns.
-    nestedWriter = nestedVectors.isEmpty() ? null : ArrowWriter.create(new VectorSchemaRoot(nestedVectors));
+
   }
 
   /** Builds from Arrow batches of the build child (columns in the build child's output order). */
@@ -143,23 +110,7 @@ public final class JoinBuildSide implements AutoCloseable {
     }
     table.addBatch(keys, n);
     for (int c = 0; c < in.length; c++) {
-      if (nestedWriter == null || !nested[c]) {
-        in[c].accept(new VectorAppender(columns.get(c)), null);
-      }
-    }
-    if (nestedWriter != null) {
-      // Nested columns through Spark's ArrowWriter, which appends after the rows it already wrote. Arrow's
-      // VectorAppender and copyFromSafe both misplace list and map values when a second batch is appended
-      // (seen with Arrow 18.3 on array, array<struct> and map build columns).
-      for (int r = 0; r < n; r++) {
-        InternalRow row = batch.getRow(r);
-        for (int j = 0; j < nestedOrdinals.length; j++) {
-          int o = nestedOrdinals[j];
-          nestedRow.update(j, row.isNullAt(o) ? null : row.get(o, nestedTypes[j]));
-        }
-        nestedWriter.write(nestedRow);
-      }
-      nestedWriter.finish();
+      in[c].accept(new VectorAppender(columns.get(c)), null);
     }
     rows += n;
   }

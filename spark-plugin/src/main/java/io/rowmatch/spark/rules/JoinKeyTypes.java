@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.StructType;
 /**
  * Which Spark types a RowmatchHashJoin can compare as keys and carry as columns.
  *
- * <p>Keys: the atomic types the aggregate accepts, structs of them, and arrays of atomic values. For those, Spark's join
+ * <p>Keys: the atomic types the aggregate accepts, and structs and arrays of them (nested at any depth). For those, Spark's join
  * equality is the core's: Spark's hash joins compare the keys' UnsafeRow bytes and its sort-merge join their
  * ordering, and both treat a null field or element as equal to a null field or element, compare arrays by
  * length then element by element, and never match a top-level null key; that is the core's nested rule.
@@ -39,8 +39,7 @@ final class JoinKeyTypes {
       return null;
     }
     if (t instanceof ArrayType a) {
-      String why = nestedCopyReason(t);
-      return why != null ? why : keyReason(a.elementType());
+      return keyReason(a.elementType());
     }
     if (t instanceof MapType) {
       return "map keys are not supported";
@@ -48,40 +47,12 @@ final class JoinKeyTypes {
     return AggregatePlanner.keyTypeReason(t);
   }
 
-  /**
-   * Arrays of structs, arrays or maps, and maps, are not carried yet: copying such values between Arrow
-   * vectors (copyFromSafe, as the output gather does) misplaced values in differential tests against
-   * vanilla Spark once the source vector had been refilled for a second batch.
-   */
-  private static String nestedCopyReason(DataType t) {
-    if (t instanceof MapType) {
-      return "map columns are not carried by joins yet";
-    }
-    if (t instanceof ArrayType a) {
-      DataType e = a.elementType();
-      if (e instanceof StructType || e instanceof ArrayType || e instanceof MapType) {
-        return "arrays of " + e.typeName() + " are not carried by joins yet";
-      }
-      return null;
-    }
-    if (t instanceof StructType s) {
-      for (StructField f : s.fields()) {
-        String why = nestedCopyReason(f.dataType());
-        if (why != null) {
-          return why;
-        }
-      }
-    }
-    return null;
-  }
-
   /** Why a column of this type cannot pass through a join (copied from input to output), or null. */
   static String columnReason(DataType t) {
     if (containsNullType(t)) {
       return "null-typed columns are not supported";
     }
-    String why = nestedCopyReason(t);
-    return why != null ? why : ArrowSchemas.unsupportedReason(t);
+    return ArrowSchemas.unsupportedReason(t);
   }
 
   /** True when a float or double appears anywhere in the type. */

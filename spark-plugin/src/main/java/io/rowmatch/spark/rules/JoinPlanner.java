@@ -276,7 +276,23 @@ public final class JoinPlanner {
       if (e instanceof KnownFloatingPointNormalized kn) {
         return new KeySide(kn.child() instanceof NormalizeNaNAndZero nz ? nz.child() : e, true);
       }
-      return new KeySide(e, false);
+      return new KeySide(e, normalizedCoalesce(e));
+    }
+
+    /**
+     * Spark's null-safe rewrite of a struct or array key holding floats: coalesce(normalized(x), default),
+     * whose default literal (zeros) is normalized too.
+     */
+    private static boolean normalizedCoalesce(Expression e) {
+      if (!(e instanceof Coalesce c)) {
+        return false;
+      }
+      for (Expression x : CollectionConverters.asJava(c.children())) {
+        if (!(x instanceof KnownFloatingPointNormalized) && !(x instanceof Literal)) {
+          return false;
+        }
+      }
+      return true;
     }
   }
 
