@@ -46,7 +46,6 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   private final JoinKeyVectors probeKeys;
   /** Null-aware anti join whose build side holds a null key: no probe row survives. */
   private final boolean nullAwareNoRows;
-  private List<ValueVector> keyVectors;
   private final BasePredicate condition;
   private final ColumnarBatch buildRowView;
   private final JoinedRow joined = new JoinedRow();
@@ -253,7 +252,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     for (int c = 0; c < probeVectors.length; c++) {
       probeVectors[c] = JoinBuildSide.arrow(b.column(c), c, spec.operatorName);
     }
-    keyVectors = probeKeys.of(probeVectors, b);
+    List<ValueVector> keyVectors = probeKeys.of(probeVectors, b);
     probe.lookup(keyVectors, n);
     if (trackProbe) {
       if (probePassed.length < n) {

@@ -13,8 +13,8 @@ import org.apache.spark.sql.types.StructType;
 /**
  * Which Spark types a RowmatchHashJoin can compare as keys and carry as columns.
  *
- * <p>Keys: the atomic types the aggregate accepts, and structs and arrays of them (nested at any depth). For those, Spark's join
- * equality is the core's: Spark's hash joins compare the keys' UnsafeRow bytes and its sort-merge join their
+ * <p>Keys: the atomic types the aggregate accepts, and structs and arrays of them (nested at any depth). For
+ * those, Spark's join equality is the core's: Spark's hash joins compare the keys' UnsafeRow bytes and its sort-merge join their
  * ordering, and both treat a null field or element as equal to a null field or element, compare arrays by
  * length then element by element, and never match a top-level null key; that is the core's nested rule.
  * Floating-point values (at any depth) only compare alike once Spark's optimizer has normalized them
