@@ -61,7 +61,6 @@ public final class JoinBuildSide implements AutoCloseable {
     }
     keyVectors = kv;
     table = t;
-
   }
 
   /** Builds from Arrow batches of the build child (columns in the build child's output order). */
