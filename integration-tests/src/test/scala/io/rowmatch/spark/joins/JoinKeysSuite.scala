@@ -66,6 +66,16 @@ class JoinKeysSuite extends JoinQueryTest {
     }
   }
 
+  test("computed date, timestamp and string keys (time zone aware casts)") {
+    val l = JoinData.allTypes(spark, 100, seed = 39, nulls = 0.2)
+    val r = JoinData.allTypes(spark, 100, seed = 40, nulls = 0.2)
+    for (st <- strategies; jt <- Seq("inner", "left_outer", "left_anti")) {
+      checkJoin(st)(l.join(r, l("ts").cast("date") === r("dt"), jt))
+      checkJoin(st)(l.join(r, l("dt").cast("string") === r("dt").cast("string"), jt))
+      checkJoin(st)(l.join(r, l("ntz") === r("dt"), jt))
+    }
+  }
+
   // ---- struct and array keys ----
 
   private val nestedSchema = StructType(Seq(
