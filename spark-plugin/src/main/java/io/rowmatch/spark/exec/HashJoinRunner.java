@@ -2,6 +2,7 @@ package io.rowmatch.spark.exec;
 
 import io.rowmatch.core.table.JoinProbe;
 import io.rowmatch.spark.join.JoinBuildSide;
+import io.rowmatch.spark.join.JoinKeyVectors;
 import io.rowmatch.spark.join.JoinOutput;
 import io.rowmatch.spark.join.JoinSpec;
 import org.apache.arrow.memory.BufferAllocator;
@@ -20,7 +21,6 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.util.TaskCompletionListener;
 import scala.jdk.javaapi.CollectionConverters;
 
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -43,6 +43,9 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   private final BufferAllocator allocator;
   private final JoinOutput output;
   private final JoinProbe probe;
+  private final JoinKeyVectors probeKeys;
+  /** Null-aware anti join whose build side holds a null key: no probe row survives. */
+  private final boolean nullAwareNoRows;
   private final BasePredicate condition;
   private final ColumnarBatch buildRowView;
   private final JoinedRow joined = new JoinedRow();
@@ -62,8 +65,9 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   private ColumnarBatch current;
   private boolean closed;
 
-  private HashJoinRunner(JoinSpec spec, JoinBuildSide build, Runnable releaseBuild, Iterator<ColumnarBatch> probeInput,
-      BufferAllocator allocator, Expression condition, List<Attribute> conditionInput) {
+  private HashJoinRunner(JoinSpec spec, JoinBuildSide build, boolean buildNullKey, Runnable releaseBuild,
+      Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
+      List<Attribute> conditionInput) {
     this.spec = spec;
     this.build = build;
     this.releaseBuild = releaseBuild;
@@ -71,6 +75,10 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     this.allocator = allocator;
     this.output = new JoinOutput(spec);
     this.probe = build.table().newProbe();
+    this.nullAwareNoRows = spec.nullAwareAnti && (buildNullKey || build.hasNullKey());
+    if (nullAwareNoRows) {
+      phase = Phase.DONE;
+    }
     if (condition != null) {
       this.condition = Predicate$.MODULE$.create(condition, CollectionConverters.asScala(conditionInput).toList());
       this.condition.initialize(TaskContext.getPartitionId());
@@ -86,6 +94,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     this.pairProbe = new int[chunk];
     this.pairBuild = new int[chunk];
     this.selected = new int[chunk];
+    this.probeKeys = spec.probeKeyVectors(allocator);
   }
 
   /** A shuffled hash join: both sides arrive co-partitioned; the build side is hashed by this task. */
@@ -98,7 +107,8 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     } catch (OutOfMemoryException e) {
       throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
     }
-    return start(spec, build, build::close, spec.buildLeft ? right : left, allocator, condition, conditionInput, task);
+    return start(spec, build, false, build::close, spec.buildLeft ? right : left, allocator, condition,
+        conditionInput, task);
   }
 
   /**
@@ -112,17 +122,20 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     JoinBuildSide build = BroadcastJoinTables.acquire(key, spec, a -> {
       return JoinBuildSide.fromRows(RowmatchBroadcastRows.rows(relation.value()), spec, a);
     });
-    return start(spec, build, () -> BroadcastJoinTables.release(key), streamed, allocator, condition, conditionInput,
-        task);
+    // Spark's null-aware relation keeps no rows once it saw a null key; it says so by its type.
+    boolean nullKey = spec.nullAwareAnti && RowmatchBroadcastRows.hasNullKey(relation.value());
+    return start(spec, build, nullKey, () -> BroadcastJoinTables.release(key), streamed, allocator, condition,
+        conditionInput, task);
   }
 
-  private static Iterator<ColumnarBatch> start(JoinSpec spec, JoinBuildSide build, Runnable releaseBuild,
-      Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
+  private static Iterator<ColumnarBatch> start(JoinSpec spec, JoinBuildSide build, boolean buildNullKey,
+      Runnable releaseBuild, Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
       List<Attribute> conditionInput, TaskContext task) {
     HashJoinRunner runner;
     try {
       Iterator<ColumnarBatch> probe = TestFaults.wrap(probeInput, task, spec.operatorName); // test-only, off by default
-      runner = new HashJoinRunner(spec, build, releaseBuild, probe, allocator, condition, conditionInput);
+      runner = new HashJoinRunner(spec, build, buildNullKey, releaseBuild, probe, allocator, condition,
+          conditionInput);
     } catch (RuntimeException | Error e) {
       releaseBuild.run();
       throw e;
@@ -240,17 +253,21 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     for (int c = 0; c < probeVectors.length; c++) {
       probeVectors[c] = JoinBuildSide.arrow(b.column(c), c, spec.operatorName);
     }
-    List<ValueVector> keys = new ArrayList<>(spec.probeKeys.length);
-    for (int k : spec.probeKeys) {
-      keys.add(probeVectors[k]);
-    }
-    probe.lookup(keys, n);
+    List<ValueVector> keyVectors = probeKeys.of(probeVectors, b);
+    probe.lookup(keyVectors, n);
     if (trackProbe) {
       if (probePassed.length < n) {
         probePassed = new boolean[n];
       }
       for (int i = 0; i < n; i++) {
         probePassed[i] = condition == null && probe.hasMatch(i);
+      }
+      if (spec.nullAwareAnti && build.rowCount() > 0) {
+        // NOT IN against a non-empty list is unknown, so false, for a null probe key: drop the row.
+        ValueVector key = keyVectors.get(0);
+        for (int i = 0; i < n; i++) {
+          probePassed[i] |= key.isNull(i);
+        }
       }
     }
     // Semi/anti on the probe side without a condition need no pairs at all.
@@ -306,6 +323,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
       pending.close();
       pending = null;
     }
+    probeKeys.close();
     releaseBuild.run();
   }
 }

@@ -28,26 +28,39 @@ import java.util.List;
 public final class JoinBuildSide implements AutoCloseable {
   private final List<FieldVector> columns = new ArrayList<>();
   private final JoinTable table;
+  private final JoinKeyVectors keyVectors;
   private int rows;
+  private boolean nullKey;
   private boolean closed;
 
   private JoinBuildSide(JoinSpec spec, BufferAllocator allocator) {
     Schema schema = ArrowSchemas.toArrow(spec.buildSchema(), spec.timeZone);
-    List<Field> keyFields = new ArrayList<>();
-    for (int k : spec.buildKeys) {
-      keyFields.add(schema.getFields().get(k));
-    }
+    JoinKeyVectors kv = null;
+    JoinTable t = null;
     try {
       for (Field f : schema.getFields()) {
         FieldVector v = f.createVector(allocator);
         columns.add(v);
         v.allocateNew();
       }
-      table = new JoinTable(allocator, keyFields, spec.nullsEqual, spec.nansEqual, spec.operatorName + " build side");
+      kv = spec.buildKeyVectors(allocator);
+      List<Field> keyFields = new ArrayList<>();
+      int width = schema.getFields().size();
+      for (int i = 0; i < spec.buildKeys.length; i++) {
+        int k = spec.buildKeys[i];
+        keyFields.add(k < width ? schema.getFields().get(k) : ArrowSchemas.toArrow("_rowmatch_key_" + (k - width),
+            spec.buildComputed[k - width].dataType(), spec.buildComputed[k - width].nullable(), spec.timeZone));
+      }
+      t = new JoinTable(allocator, keyFields, spec.nullsEqual, spec.nansEqual, spec.operatorName + " build side");
     } catch (RuntimeException e) {
       closeColumns();
+      if (kv != null) {
+        kv.close();
+      }
       throw e;
     }
+    keyVectors = kv;
+    table = t;
   }
 
   /** Builds from Arrow batches of the build child (columns in the build child's output order). */
@@ -82,7 +95,6 @@ public final class JoinBuildSide implements AutoCloseable {
       throw new IllegalStateException(spec.operatorName + ": build batch has " + batch.numCols() + " columns, expected "
           + columns.size());
     }
-    List<ValueVector> keys = new ArrayList<>(spec.buildKeys.length);
     ValueVector[] in = new ValueVector[columns.size()];
     for (int c = 0; c < in.length; c++) {
       in[c] = arrow(batch.column(c), c, spec.operatorName);
@@ -91,8 +103,9 @@ public final class JoinBuildSide implements AutoCloseable {
             + " values in a batch of " + n + " rows");
       }
     }
-    for (int k : spec.buildKeys) {
-      keys.add(in[k]);
+    List<ValueVector> keys = keyVectors.of(in, batch);
+    if (spec.nullAwareAnti && keys.get(0).getNullCount() > 0) {
+      nullKey = true;
     }
     table.addBatch(keys, n);
     for (int c = 0; c < in.length; c++) {
@@ -102,7 +115,13 @@ public final class JoinBuildSide implements AutoCloseable {
   }
 
   private void finish() {
+    keyVectors.close(); // computed keys are interned by the table; their vectors are not needed any more
     table.finish();
+  }
+
+  /** For a null-aware anti join: some build row has a null key (then no probe row is kept). */
+  public boolean hasNullKey() {
+    return nullKey;
   }
 
   /**
@@ -160,6 +179,9 @@ public final class JoinBuildSide implements AutoCloseable {
     }
     closed = true;
     closeColumns();
+    if (keyVectors != null) {
+      keyVectors.close();
+    }
     if (table != null) {
       table.close();
     }

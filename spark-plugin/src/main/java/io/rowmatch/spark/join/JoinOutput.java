@@ -73,7 +73,11 @@ public final class JoinOutput {
           v.setInitialCapacity(Math.max(count, 1));
           v.allocateNew();
           if (src != null) {
-            copy(src, rows, v, count);
+            // copyFromSafe of lists and maps reads through the source vector's one cached FieldReader, whose
+            // position is shared state: a broadcast build side is read by several tasks at once.
+            synchronized (src) {
+              copy(src, rows, v, count);
+            }
           }
         }
         v.setValueCount(count);

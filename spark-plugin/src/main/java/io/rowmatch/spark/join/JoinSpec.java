@@ -1,5 +1,7 @@
 package io.rowmatch.spark.join;
 
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.types.StructType;
 
 import java.io.Serializable;
@@ -18,9 +20,20 @@ public final class JoinSpec implements Serializable {
 
   public final Kind kind;
   public final boolean buildLeft;
-  /** Key column ordinals in the build child's output and, pairwise, in the probe child's output. */
+  /**
+   * Per key, pairwise: its ordinal in the build child's output and in the probe child's output; an ordinal
+   * at or past the side's width is a computed key, {@code buildComputed[ordinal - width]} (resp. probe).
+   */
   public final int[] buildKeys;
   public final int[] probeKeys;
+  /** Computed keys of each side, bound to that side's columns (see {@link JoinKeyVectors}). */
+  public final Expression[] buildComputed;
+  public final Expression[] probeComputed;
+  /**
+   * Spark's null-aware anti join ({@code NOT IN}, one key, build right): an empty build side keeps every
+   * probe row, a null build key keeps none, a null probe key is dropped, otherwise an anti join on the key.
+   */
+  public final boolean nullAwareAnti;
   /** Per key: null matches null (a collapsed null-safe {@code <=>} pair); NaN matches NaN (normalized floats). */
   public final boolean[] nullsEqual;
   public final boolean[] nansEqual;
@@ -31,13 +44,20 @@ public final class JoinSpec implements Serializable {
   public final long memoryLimit;
   public final String operatorName;
 
-  public JoinSpec(Kind kind, boolean buildLeft, int[] buildKeys, int[] probeKeys, boolean[] nullsEqual,
-      boolean[] nansEqual, StructType leftSchema, StructType rightSchema, String timeZone, int batchSize,
-      long memoryLimit, String operatorName) {
+  public JoinSpec(Kind kind, boolean buildLeft, int[] buildKeys, int[] probeKeys, Expression[] buildComputed,
+      Expression[] probeComputed, boolean nullAwareAnti, boolean[] nullsEqual, boolean[] nansEqual,
+      StructType leftSchema, StructType rightSchema, String timeZone, int batchSize, long memoryLimit,
+      String operatorName) {
+    if (nullAwareAnti && (kind != Kind.LEFT_ANTI || buildLeft || buildKeys.length != 1)) {
+      throw new IllegalArgumentException("a null-aware anti join has one key and builds its right side");
+    }
     this.kind = kind;
     this.buildLeft = buildLeft;
     this.buildKeys = buildKeys;
     this.probeKeys = probeKeys;
+    this.buildComputed = buildComputed;
+    this.probeComputed = probeComputed;
+    this.nullAwareAnti = nullAwareAnti;
     this.nullsEqual = nullsEqual;
     this.nansEqual = nansEqual;
     this.leftSchema = leftSchema;
@@ -54,6 +74,14 @@ public final class JoinSpec implements Serializable {
 
   public StructType probeSchema() {
     return buildLeft ? rightSchema : leftSchema;
+  }
+
+  public JoinKeyVectors buildKeyVectors(BufferAllocator allocator) {
+    return new JoinKeyVectors(buildKeys, buildSchema(), buildComputed, timeZone, allocator);
+  }
+
+  public JoinKeyVectors probeKeyVectors(BufferAllocator allocator) {
+    return new JoinKeyVectors(probeKeys, probeSchema(), probeComputed, timeZone, allocator);
   }
 
   public boolean existence() {
@@ -82,7 +110,7 @@ public final class JoinSpec implements Serializable {
 
   /** What identifies the build table of a broadcast, beside the broadcast's id. */
   public String buildTableKey() {
-    return Arrays.toString(buildKeys) + Arrays.toString(nullsEqual) + Arrays.toString(nansEqual) + buildSchema().json()
+    return Arrays.toString(buildKeys) + Arrays.toString(buildComputed) + Arrays.toString(nullsEqual) + Arrays.toString(nansEqual) + buildSchema().json()
         + timeZone;
   }
 
@@ -96,7 +124,9 @@ public final class JoinSpec implements Serializable {
       return false;
     }
     return kind == other.kind && buildLeft == other.buildLeft && Arrays.equals(buildKeys, other.buildKeys)
-        && Arrays.equals(probeKeys, other.probeKeys) && Arrays.equals(nullsEqual, other.nullsEqual)
+        && Arrays.equals(probeKeys, other.probeKeys) && Arrays.equals(buildComputed, other.buildComputed)
+        && Arrays.equals(probeComputed, other.probeComputed) && nullAwareAnti == other.nullAwareAnti
+        && Arrays.equals(nullsEqual, other.nullsEqual)
         && Arrays.equals(nansEqual, other.nansEqual) && leftSchema.equals(other.leftSchema)
         && rightSchema.equals(other.rightSchema) && Objects.equals(timeZone, other.timeZone)
         && batchSize == other.batchSize && memoryLimit == other.memoryLimit
@@ -111,6 +141,6 @@ public final class JoinSpec implements Serializable {
 
   @Override
   public String toString() {
-    return kind + (buildLeft ? ", build left" : ", build right");
+    return kind + (nullAwareAnti ? " (null-aware)" : "") + (buildLeft ? ", build left" : ", build right");
   }
 }

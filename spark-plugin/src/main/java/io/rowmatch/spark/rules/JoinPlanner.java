@@ -1,6 +1,8 @@
 package io.rowmatch.spark.rules;
 
 import io.rowmatch.spark.config.RowmatchConf;
+import io.rowmatch.spark.convert.ArrowSchemas;
+import io.rowmatch.spark.exec.KeyBinding;
 import io.rowmatch.spark.exec.RowmatchHashJoinExec;
 import io.rowmatch.spark.join.JoinSpec;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
@@ -31,10 +33,7 @@ import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec;
 import org.apache.spark.sql.execution.joins.ShuffledHashJoinExec;
 import org.apache.spark.sql.execution.joins.SortMergeJoinExec;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DoubleType;
-import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.Metadata;
-import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import scala.Option;
@@ -49,10 +48,13 @@ import java.util.Map;
 /**
  * Decides whether a Spark equi-join (broadcast hash, shuffled hash, or sort-merge run as a shuffled hash
  * join) can run as a RowmatchHashJoin, resolving it into a {@link JoinSpec}; otherwise records the reason
- * on the node. Keys must be columns, optionally wrapped the way Spark's optimizer wraps them: float keys in
- * KnownFloatingPointNormalized(NormalizeNaNAndZero(..)) (so NaN matches NaN and -0.0 matches 0.0), and
- * null-safe {@code a <=> b} rewritten to the key pair coalesce(a, default), isnull(a), which collapses back
- * into one null-safe key. Anything else stays vanilla with its reason.
+ * on the node. Keys are columns, or deterministic expressions (Spark's casts between compatible key types,
+ * anything else) that the join computes per batch; Spark's wrappers are peeled where the core does their
+ * work: float keys in KnownFloatingPointNormalized(NormalizeNaNAndZero(..)) (the core matches NaN with NaN
+ * and -0.0 with 0.0), and null-safe {@code a <=> b}, rewritten to the key pair coalesce(a, default),
+ * isnull(a), collapses back into one null-safe key. Key types: atomic, structs, arrays of atomic values
+ * ({@link JoinKeyTypes}). Spark's null-aware anti join (NOT IN) is kept as such. A build side whose size
+ * Spark's statistics put over the memory limit stays vanilla ({@link BuildSizeEstimate}).
  */
 public final class JoinPlanner {
   private JoinPlanner() {}
@@ -96,11 +98,10 @@ public final class JoinPlanner {
     SparkPlan right;
     BuildSide buildSide;
     boolean skew = false;
+    boolean nullAware = false;
     if (broadcast) {
       BroadcastHashJoinExec j = (BroadcastHashJoinExec) plan;
-      if (j.isNullAwareAntiJoin()) {
-        throw new Refusal("null-aware anti join (NOT IN) is not supported");
-      }
+      nullAware = j.isNullAwareAntiJoin();
       leftKeys = j.leftKeys();
       rightKeys = j.rightKeys();
       joinType = j.joinType();
@@ -147,30 +148,33 @@ public final class JoinPlanner {
       throw new Refusal("join without equi-join keys");
     }
     List<KeyPair> keys = collapseNullSafe(lk, rk);
+    if (nullAware && (keys.size() != 1 || buildLeft || kind != JoinSpec.Kind.LEFT_ANTI)) {
+      throw new Refusal("null-aware anti join with " + keys.size() + " keys");
+    }
     int n = keys.size();
     int[] leftOrdinals = new int[n];
     int[] rightOrdinals = new int[n];
     boolean[] nullsEqual = new boolean[n];
     boolean[] nansEqual = new boolean[n];
-    Map<ExprId, Integer> leftIds = ordinals(leftOut);
-    Map<ExprId, Integer> rightIds = ordinals(rightOut);
+    ComputedKeys leftComputed = new ComputedKeys("left", leftOut);
+    ComputedKeys rightComputed = new ComputedKeys("right", rightOut);
     for (int i = 0; i < n; i++) {
       KeyPair k = keys.get(i);
-      DataType lt = k.left.column.dataType();
-      DataType rt = k.right.column.dataType();
+      DataType lt = k.left.expr.dataType();
+      DataType rt = k.right.expr.dataType();
       if (!lt.sameType(rt)) {
         throw new Refusal("key types differ: " + lt.simpleString() + " and " + rt.simpleString());
       }
-      String why = keyType(lt);
+      String why = JoinKeyTypes.keyReason(lt);
       if (why != null) {
-        throw new Refusal("key " + k.left.column.sql() + ": " + why);
+        throw new Refusal("key " + k.left.expr.sql() + ": " + why);
       }
-      boolean floating = lt instanceof FloatType || lt instanceof DoubleType;
+      boolean floating = JoinKeyTypes.containsFloating(lt);
       if (floating && !(k.left.normalized && k.right.normalized)) {
-        throw new Refusal("float key " + k.left.column.sql() + " without NormalizeNaNAndZero");
+        throw new Refusal("float key " + k.left.expr.sql() + " without NormalizeNaNAndZero");
       }
-      leftOrdinals[i] = ordinal(leftIds, k.left.column, "left");
-      rightOrdinals[i] = ordinal(rightIds, k.right.column, "right");
+      leftOrdinals[i] = leftComputed.ordinal(k.left.expr);
+      rightOrdinals[i] = rightComputed.ordinal(k.right.expr);
       nullsEqual[i] = k.nullSafe;
       nansEqual[i] = floating;
     }
@@ -183,10 +187,18 @@ public final class JoinPlanner {
         throw new Refusal("subquery in join condition " + c.sql());
       }
     }
+    BuildSizeEstimate.Estimate size = BuildSizeEstimate.of(plan, buildLeft ? left : right, broadcast, buildLeft);
+    if (size != null && size.bytes > conf.memoryLimitBytes()) {
+      throw new Refusal("build side estimated at " + size.bytes + " bytes per task (" + size.source + ") exceeds "
+          + RowmatchConf.MEMORY_LIMIT + "=" + conf.memoryLimitBytes());
+    }
     String name = plan.nodeName();
+    ComputedKeys buildComputed = buildLeft ? leftComputed : rightComputed;
+    ComputedKeys probeComputed = buildLeft ? rightComputed : leftComputed;
     JoinSpec spec = new JoinSpec(kind, buildLeft, buildLeft ? leftOrdinals : rightOrdinals,
-        buildLeft ? rightOrdinals : leftOrdinals, nullsEqual, nansEqual, schema(leftOut), schema(rightOut),
-        conf.sessionTimeZone(), conf.batchSize(), conf.memoryLimitBytes(), "RowmatchHashJoin");
+        buildLeft ? rightOrdinals : leftOrdinals, buildComputed.bound(), probeComputed.bound(), nullAware,
+        nullsEqual, nansEqual, schema(leftOut), schema(rightOut), conf.sessionTimeZone(), conf.batchSize(),
+        conf.memoryLimitBytes(), "RowmatchHashJoin");
     RowmatchHashJoinExec replaced = new RowmatchHashJoinExec(leftKeys, rightKeys, joinType, buildSide, condition,
         left, right, broadcast, skew, spec, name);
     replaced.copyTagsFrom(plan);
@@ -242,14 +254,45 @@ public final class JoinPlanner {
     return BuildRight$.MODULE$;
   }
 
-  /** One side of a key: the column, and how Spark wrapped it. */
+  /**
+   * One side of a key: a column or an expression to compute, and whether Spark normalized its floating-point
+   * values (NaN and -0.0) for the join.
+   */
   private static final class KeySide {
-    final AttributeReference column;
+    final Expression expr;
     final boolean normalized;
 
-    KeySide(AttributeReference column, boolean normalized) {
-      this.column = column;
+    KeySide(Expression expr, boolean normalized) {
+      this.expr = expr;
       this.normalized = normalized;
+    }
+
+    /**
+     * A key taken as it is, its normalization peeled when the core can do it instead: the core compares
+     * floats with NaN = NaN and -0.0 = 0.0, so KnownFloatingPointNormalized(NormalizeNaNAndZero(x)) is x
+     * with nansEqual. Other normalized forms (structs, arrays) are computed whole.
+     */
+    static KeySide plain(Expression e) {
+      if (e instanceof KnownFloatingPointNormalized kn) {
+        return new KeySide(kn.child() instanceof NormalizeNaNAndZero nz ? nz.child() : e, true);
+      }
+      return new KeySide(e, normalizedCoalesce(e));
+    }
+
+    /**
+     * Spark's null-safe rewrite of a struct or array key holding floats: coalesce(normalized(x), default),
+     * whose default literal (zeros) is normalized too.
+     */
+    private static boolean normalizedCoalesce(Expression e) {
+      if (!(e instanceof Coalesce c)) {
+        return false;
+      }
+      for (Expression x : CollectionConverters.asJava(c.children())) {
+        if (!(x instanceof KnownFloatingPointNormalized) && !(x instanceof Literal)) {
+          return false;
+        }
+      }
+      return true;
     }
   }
 
@@ -273,18 +316,17 @@ public final class JoinPlanner {
     final boolean isNull;
 
     Peeled(Expression e) {
-      boolean norm = false;
       boolean co = false;
       boolean nul = false;
-      Expression x = stripNormalize(e);
-      norm = x != e;
+      KeySide top = KeySide.plain(e);
+      Expression x = top.expr;
+      boolean norm = top.normalized;
       if (x instanceof Coalesce c && c.children().size() == 2 && c.children().apply(1) instanceof Literal lit
           && lit.value() != null) {
         co = true;
-        Expression a = c.children().apply(0);
-        Expression stripped = stripNormalize(a);
-        norm |= stripped != a;
-        x = stripped;
+        KeySide a = KeySide.plain(c.children().apply(0));
+        norm |= a.normalized;
+        x = a.expr;
       } else if (x instanceof IsNull in) {
         nul = true;
         x = in.child();
@@ -295,24 +337,15 @@ public final class JoinPlanner {
       this.isNull = nul;
     }
 
-    private static Expression stripNormalize(Expression e) {
-      if (e instanceof KnownFloatingPointNormalized kn && kn.child() instanceof NormalizeNaNAndZero nz) {
-        return nz.child();
-      }
-      return e;
-    }
-
-    KeySide side(String where) {
-      if (!(inner instanceof AttributeReference ref)) {
-        throw new Refusal(where + " key " + inner.sql() + " is an expression, not a column");
-      }
-      return new KeySide(ref, normalized);
+    KeySide side() {
+      return new KeySide(inner, normalized);
     }
   }
 
   /**
    * Pairs Spark's null-safe rewrite back up: key i = coalesce(a, d) with key j = isnull(a) on both sides is
-   * one key a with nulls equal (both null: equal; one null: the isnull keys differ; none: a = b).
+   * one key a with nulls equal (both null: equal; one null: the isnull keys differ; none: a = b). Keys that
+   * do not pair up are compared as they are (computed when they are expressions), as Spark compares them.
    */
   private static List<KeyPair> collapseNullSafe(List<Expression> lk, List<Expression> rk) {
     int n = lk.size();
@@ -323,53 +356,92 @@ public final class JoinPlanner {
       r[i] = new Peeled(rk.get(i));
     }
     boolean[] used = new boolean[n];
-    List<KeyPair> out = new ArrayList<>();
+    KeyPair[] pairs = new KeyPair[n];
     for (int i = 0; i < n; i++) {
-      if (used[i] || l[i].isNull || r[i].isNull) {
+      if (!l[i].coalesce || !r[i].coalesce) {
         continue;
       }
-      if (l[i].coalesce != r[i].coalesce) {
-        throw new Refusal("key pair " + lk.get(i).sql() + " = " + rk.get(i).sql() + " is not supported");
-      }
-      if (!l[i].coalesce) {
-        used[i] = true;
-        out.add(new KeyPair(l[i].side("left"), r[i].side("right"), false));
-        continue;
-      }
-      int partner = -1;
       for (int j = 0; j < n; j++) {
         if (!used[j] && j != i && l[j].isNull && r[j].isNull && l[j].inner.semanticEquals(l[i].inner)
             && r[j].inner.semanticEquals(r[i].inner)) {
-          partner = j;
+          used[i] = true;
+          used[j] = true;
+          pairs[i] = new KeyPair(l[i].side(), r[i].side(), true);
           break;
         }
       }
-      if (partner < 0) {
-        throw new Refusal("key " + lk.get(i).sql() + " is an expression, not a column");
-      }
-      used[i] = true;
-      used[partner] = true;
-      out.add(new KeyPair(l[i].side("left"), r[i].side("right"), true));
     }
+    List<KeyPair> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      if (!used[i]) {
-        throw new Refusal("key " + lk.get(i).sql() + " is an expression, not a column");
+      if (pairs[i] != null) {
+        out.add(pairs[i]);
+      } else if (!used[i]) {
+        out.add(new KeyPair(KeySide.plain(lk.get(i)), KeySide.plain(rk.get(i)), false));
       }
     }
     return out;
   }
 
-  private static String keyType(DataType t) {
-    if (t instanceof NullType) {
-      return "null-typed keys are not supported";
+  /**
+   * The keys of one side that are expressions, computed per batch by the join (see join.JoinKeyVectors):
+   * a key column is its ordinal in the child's output, a computed key {@code width + i}.
+   */
+  private static final class ComputedKeys {
+    final String side;
+    final List<Attribute> output;
+    final Map<ExprId, Integer> ids;
+    final List<Expression> computed = new ArrayList<>();
+
+    ComputedKeys(String side, List<Attribute> output) {
+      this.side = side;
+      this.output = output;
+      this.ids = ordinals(output);
     }
-    return AggregatePlanner.keyTypeReason(t);
+
+    int ordinal(Expression e) {
+      if (e instanceof AttributeReference ref) {
+        Integer o = ids.get(ref.exprId());
+        if (o == null) {
+          throw new Refusal(side + " key " + ref.sql() + " is not a column of the " + side + " child");
+        }
+        return o;
+      }
+      if (!e.deterministic()) {
+        throw new Refusal(side + " key " + e.sql() + " is not deterministic");
+      }
+      if (containsSubquery(e)) {
+        throw new Refusal(side + " key " + e.sql() + " holds a subquery");
+      }
+      for (int i = 0; i < computed.size(); i++) {
+        if (computed.get(i).semanticEquals(e)) {
+          return output.size() + i;
+        }
+      }
+      String why = ArrowSchemas.unsupportedReason(e.dataType());
+      if (why != null) {
+        throw new Refusal(side + " key " + e.sql() + ": " + why);
+      }
+      computed.add(e);
+      return output.size() + computed.size() - 1;
+    }
+
+    Expression[] bound() {
+      Expression[] out = new Expression[computed.size()];
+      for (int i = 0; i < out.length; i++) {
+        try {
+          out[i] = KeyBinding.bind(computed.get(i), output);
+        } catch (RuntimeException e) {
+          throw new Refusal(side + " key " + computed.get(i).sql() + " reads a column its side does not have");
+        }
+      }
+      return out;
+    }
   }
 
-  /** Join inputs travel as Arrow batches gathered value by value: atomic types only for now. */
+  /** Join inputs travel as Arrow batches: every column must convert to Arrow and back exactly. */
   private static void checkColumns(String side, List<Attribute> columns) {
     for (Attribute a : columns) {
-      String why = keyType(a.dataType());
+      String why = JoinKeyTypes.columnReason(a.dataType());
       if (why != null) {
         throw new Refusal(side + " column " + a.name() + " of type " + a.dataType().simpleString()
             + " is not supported in joins yet");
@@ -383,14 +455,6 @@ public final class JoinPlanner {
       m.putIfAbsent(output.get(i).exprId(), i);
     }
     return m;
-  }
-
-  private static int ordinal(Map<ExprId, Integer> ids, AttributeReference key, String side) {
-    Integer o = ids.get(key.exprId());
-    if (o == null) {
-      throw new Refusal(side + " key " + key.sql() + " is not a column of the " + side + " child");
-    }
-    return o;
   }
 
   private static boolean containsSubquery(Expression e) {

@@ -44,7 +44,7 @@ case class RowmatchHashJoinExec(
 
   @transient private lazy val vanilla: SparkPlan =
     if (broadcast) {
-      BroadcastHashJoinExec(leftKeys, rightKeys, joinType, buildSide, condition, left, right, false)
+      BroadcastHashJoinExec(leftKeys, rightKeys, joinType, buildSide, condition, left, right, spec.nullAwareAnti)
     } else {
       ShuffledHashJoinExec(leftKeys, rightKeys, joinType, buildSide, condition, left, right, isSkewJoin)
     }
@@ -96,7 +96,8 @@ case class RowmatchHashJoinExec(
   }
 
   override def simpleString(maxFields: Int): String =
-    s"$nodeName($joinType, ${if (spec.buildLeft) "BuildLeft" else "BuildRight"}, " +
+    s"$nodeName($joinType${if (spec.nullAwareAnti) " (null-aware)" else ""}, " +
+      s"${if (spec.buildLeft) "BuildLeft" else "BuildRight"}, " +
       s"leftKeys=${leftKeys.mkString("[", ", ", "]")}, rightKeys=${rightKeys.mkString("[", ", ", "]")}" +
       condition.map(c => s", condition=$c").getOrElse("") + s", replaces=$replaced)"
 

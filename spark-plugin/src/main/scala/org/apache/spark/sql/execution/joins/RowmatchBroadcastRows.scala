@@ -10,10 +10,15 @@ import org.apache.spark.sql.catalyst.InternalRow
  * It lives in Spark's package only because HashedRelation is `private[execution]`; it is the one place the
  * plugin needs that type. Reading the rows back keeps Spark's broadcast exchange (and AQE's stage reuse)
  * untouched. Rows whose key has a null are not in the relation, which is harmless: a broadcast join never
- * outputs unmatched build rows, and such rows never match.
+ * outputs unmatched build rows, and such rows never match. A null-aware relation (NOT IN) that met a null
+ * key keeps no rows at all and is recognized by its type ([[hasNullKey]]).
  */
 object RowmatchBroadcastRows {
+  /** A null-aware relation built from a side with a null key (Spark then keeps no probe row). */
+  def hasNullKey(relation: Any): Boolean = relation == HashedRelationWithAllNullKeys
+
   def rows(relation: Any): java.util.Iterator[InternalRow] = relation match {
+    case HashedRelationWithAllNullKeys | EmptyHashedRelation => java.util.Collections.emptyIterator()
     case r: HashedRelation =>
       val copy = r.asReadOnlyCopy()
       // keys() repeats a key once per row stored under it (UnsafeHashedRelation); visit each key once.
