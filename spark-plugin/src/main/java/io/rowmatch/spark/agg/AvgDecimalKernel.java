@@ -1,7 +1,5 @@
 package io.rowmatch.spark.agg;
 
-import java.math.BigDecimal;
-import java.util.Arrays;
 import java.util.List;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -24,16 +22,13 @@ import org.apache.spark.sql.types.DecimalType;
  * HALF_UP), so the digits are the same as Spark's.
  */
 final class AvgDecimalKernel implements AggregateKernel {
-  private static final BigDecimal[] NO_SUMS = new BigDecimal[0];
-
   private final FunctionSpec spec;
   private final BufferAllocator allocator;
   private final String timeZone;
   private final HeapAccount heap;
   private final int sumPrecision;
   private final int sumScale;
-  private BigDecimal[] sums = NO_SUMS; // null: zero so far, unless overflowed
-  private boolean[] overflowed = new boolean[0];
+  private final DecimalSums sums;
   private long[] counts = new long[0];
 
   AvgDecimalKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
@@ -44,13 +39,11 @@ final class AvgDecimalKernel implements AggregateKernel {
     DecimalType t = (DecimalType) spec.bufferFields[0].dataType();
     this.sumPrecision = t.precision();
     this.sumScale = t.scale();
+    this.sums = new DecimalSums(heap, sumPrecision, sumScale);
   }
 
   private void grow(int groupCount) {
-    if (groupCount > sums.length) {
-      sums = Arrays.copyOf(sums, GrowableState.grow(heap, sums.length, groupCount, GrowableState.DECIMAL_SLOT_BYTES));
-    }
-    overflowed = GrowableState.ensure(heap, overflowed, groupCount);
+    sums.grow(groupCount);
     counts = GrowableState.ensure(heap, counts, groupCount);
   }
 
@@ -64,10 +57,9 @@ final class AvgDecimalKernel implements AggregateKernel {
         int g = groupIds[i];
         counts[g] += count.isNull(i) ? 0 : count.get(i);
         if (input.isNull(i)) {
-          overflowed[g] = true;
-          sums[g] = null;
+          sums.markOverflowed(g);
         } else {
-          add(g, input.getObject(i));
+          sums.add(g, input, i);
         }
       }
       return;
@@ -78,26 +70,8 @@ final class AvgDecimalKernel implements AggregateKernel {
       }
       int g = groupIds[i];
       counts[g]++;
-      add(g, input.getObject(i));
+      sums.add(g, input, i);
     }
-  }
-
-  private void add(int g, BigDecimal v) {
-    if (overflowed[g]) {
-      return;
-    }
-    BigDecimal s = sums[g] == null ? v : sums[g].add(v);
-    // Same check as UnsafeRow.setDecimal (Decimal.changePrecision at an unchanged scale).
-    if (s.setScale(sumScale).precision() > sumPrecision) {
-      overflowed[g] = true;
-      sums[g] = null;
-    } else {
-      sums[g] = s;
-    }
-  }
-
-  private BigDecimal sum(int g) {
-    return (sums[g] == null ? BigDecimal.ZERO : sums[g]).setScale(sumScale);
   }
 
   @Override
@@ -108,10 +82,10 @@ final class AvgDecimalKernel implements AggregateKernel {
     sum.allocateNew(groupCount);
     count.allocateNew(groupCount);
     for (int g = 0; g < groupCount; g++) {
-      if (overflowed[g]) {
+      if (sums.overflowed(g)) {
         sum.setNull(g);
       } else {
-        sum.setSafe(g, sum(g));
+        sum.setSafe(g, sums.value(g));
       }
       count.setSafe(g, counts[g]);
     }
@@ -134,14 +108,14 @@ final class AvgDecimalKernel implements AggregateKernel {
           v.setNull(g);
           continue;
         }
-        if (overflowed[g]) {
+        if (sums.overflowed(g)) {
           if (!nullOnOverflow) {
             throw QueryExecutionErrors.overflowInSumOfDecimalError(spec.errorContext, "try_avg");
           }
           v.setNull(g);
           continue;
         }
-        Decimal quotient = Decimal.apply(sum(g)).$div(Decimal.apply(counts[g]));
+        Decimal quotient = Decimal.apply(sums.value(g)).$div(Decimal.apply(counts[g]));
         Decimal r = quotient == null ? null
             : quotient.toPrecision(t.precision(), t.scale(), Decimal.ROUND_HALF_UP(), nullOnOverflow,
                 spec.errorContext);

@@ -1,7 +1,5 @@
 package io.rowmatch.spark.agg;
 
-import java.math.BigDecimal;
-import java.util.Arrays;
 import java.util.List;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -20,21 +18,18 @@ import org.apache.spark.sql.types.DecimalType;
  * decimal wider than the buffer precision there stores null, so once a running sum no longer fits, the
  * group's sum is null for good (a later negative value does not bring it back). A merged buffer is null
  * when either side is non-empty with a null sum. At the end an empty group is null, an overflowed one
- * raises Spark's overflow-in-sum error under ANSI and is null otherwise. Arithmetic is exact
- * (BigDecimal): correctness first.
+ * raises Spark's overflow-in-sum error under ANSI and is null otherwise. The running sums are
+ * {@link DecimalSums}: exact, in longs while they fit.
  */
 final class SumDecimalKernel implements AggregateKernel {
-  private static final BigDecimal[] NO_SUMS = new BigDecimal[0];
-
   private final FunctionSpec spec;
   private final BufferAllocator allocator;
   private final String timeZone;
   private final HeapAccount heap;
   private final int precision;
   private final int scale;
-  private BigDecimal[] sums = NO_SUMS; // null before the first value (a zero) and after an overflow
+  private final DecimalSums sums;
   private boolean[] seen = new boolean[0]; // !isEmpty
-  private boolean[] overflowed = new boolean[0];
 
   SumDecimalKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
     this.spec = spec;
@@ -44,14 +39,12 @@ final class SumDecimalKernel implements AggregateKernel {
     DecimalType t = (DecimalType) spec.resultField.dataType();
     this.precision = t.precision();
     this.scale = t.scale();
+    this.sums = new DecimalSums(heap, precision, scale);
   }
 
   private void grow(int groupCount) {
-    if (groupCount > sums.length) {
-      sums = Arrays.copyOf(sums, GrowableState.grow(heap, sums.length, groupCount, GrowableState.DECIMAL_SLOT_BYTES));
-    }
+    sums.grow(groupCount);
     seen = GrowableState.ensure(heap, seen, groupCount);
-    overflowed = GrowableState.ensure(heap, overflowed, groupCount);
   }
 
   @Override
@@ -69,7 +62,7 @@ final class SumDecimalKernel implements AggregateKernel {
       }
       int g = groupIds[i];
       seen[g] = true;
-      add(g, input.getObject(i));
+      sums.add(g, input, i);
     }
   }
 
@@ -78,7 +71,7 @@ final class SumDecimalKernel implements AggregateKernel {
       int g = groupIds[i];
       boolean inEmpty = isEmpty.isNull(i) || isEmpty.get(i) != 0;
       if (!inEmpty && sum.isNull(i)) {
-        overflowed[g] = true; // the other side overflowed: null whatever comes after
+        sums.markOverflowed(g); // the other side overflowed: null whatever comes after
         seen[g] = true;
         continue;
       }
@@ -86,22 +79,8 @@ final class SumDecimalKernel implements AggregateKernel {
         seen[g] = true;
       }
       if (!sum.isNull(i)) {
-        add(g, sum.getObject(i));
+        sums.add(g, sum, i);
       }
-    }
-  }
-
-  private void add(int g, BigDecimal v) {
-    if (overflowed[g]) {
-      return;
-    }
-    BigDecimal s = sums[g] == null ? v : sums[g].add(v);
-    // Same check as UnsafeRow.setDecimal (Decimal.changePrecision at an unchanged scale).
-    if (s.setScale(scale).precision() > precision) {
-      overflowed[g] = true;
-      sums[g] = null;
-    } else {
-      sums[g] = s;
     }
   }
 
@@ -113,10 +92,10 @@ final class SumDecimalKernel implements AggregateKernel {
     sum.allocateNew(groupCount);
     isEmpty.allocateNew(groupCount);
     for (int g = 0; g < groupCount; g++) {
-      if (overflowed[g]) {
+      if (sums.overflowed(g)) {
         sum.setNull(g);
       } else {
-        sum.setSafe(g, value(g));
+        sum.setSafe(g, sums.value(g));
       }
       isEmpty.setSafe(g, seen[g] ? 0 : 1);
     }
@@ -135,13 +114,13 @@ final class SumDecimalKernel implements AggregateKernel {
       for (int g = 0; g < groupCount; g++) {
         if (!seen[g]) {
           v.setNull(g);
-        } else if (overflowed[g]) {
+        } else if (sums.overflowed(g)) {
           if (spec.ansi) {
             throw QueryExecutionErrors.overflowInSumOfDecimalError(spec.errorContext, "try_sum");
           }
           v.setNull(g);
         } else {
-          v.setSafe(g, value(g));
+          v.setSafe(g, sums.value(g));
         }
       }
       v.setValueCount(groupCount);
@@ -150,10 +129,6 @@ final class SumDecimalKernel implements AggregateKernel {
       v.close();
       throw e;
     }
-  }
-
-  private BigDecimal value(int g) {
-    return (sums[g] == null ? BigDecimal.ZERO : sums[g]).setScale(scale);
   }
 
   @Override

@@ -18,7 +18,6 @@ import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.Platform;
-import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Copies one Spark column vector into one Arrow vector, batch after batch (the Arrow vector is reused).
@@ -324,37 +323,16 @@ final class ColumnVectorCopy {
     MemoryUtil.putByte(at, (byte) (MemoryUtil.getByte(at) & ~(1 << (i & 7))));
   }
 
+  /** The i-th value's bytes, or null for a null; for the per-value string copies. */
+  @FunctionalInterface
+  private interface ValueBytes {
+    byte[] at(int i);
+  }
+
   private void copyVarByValue(ColumnVector src, int n) {
-    BaseVariableWidthVector v = (BaseVariableWidthVector) dst;
     boolean strings = dst instanceof VarCharVector;
-    long total = 0;
-    for (int i = 0; i < n; i++) {
-      if (!src.isNullAt(i)) {
-        total += strings ? src.getUTF8String(i).numBytes() : src.getBinary(i).length;
-      }
-    }
-    prepareVar(v, n, total);
-    long bits = v.getValidityBufferAddress();
-    long offsets = v.getOffsetBufferAddress();
-    long data = v.getDataBufferAddress();
-    int end = 0;
-    MemoryUtil.putInt(offsets, 0);
-    for (int i = 0; i < n; i++) {
-      if (!src.isNullAt(i)) {
-        if (strings) {
-          UTF8String s = src.getUTF8String(i);
-          Platform.copyMemory(s.getBaseObject(), s.getBaseOffset(), null, data + end, s.numBytes());
-          end += s.numBytes();
-        } else {
-          byte[] b = src.getBinary(i);
-          Platform.copyMemory(b, Platform.BYTE_ARRAY_OFFSET, null, data + end, b.length);
-          end += b.length;
-        }
-        setBit(bits, i);
-      }
-      MemoryUtil.putInt(offsets + 4L * (i + 1), end);
-    }
-    v.setLastSet(n - 1);
+    copyVarValues(n, i -> src.isNullAt(i) ? null
+        : strings ? src.getUTF8String(i).getBytes() : src.getBinary(i));
   }
 
   private void copyVarDictionary(WritableColumnVector w, int n) {
@@ -364,13 +342,19 @@ final class ColumnVectorCopy {
       Arrays.fill(decoded, null);
     }
     WritableColumnVector ids = w.getDictionaryIds();
+    copyVarValues(n, i -> w.isNullAt(i) ? null : decodedValue(ids.getDictId(i)));
+  }
+
+  /** Two passes over the values: their total size first (one allocation), then the copies. */
+  private void copyVarValues(int n, ValueBytes values) {
+    BaseVariableWidthVector v = (BaseVariableWidthVector) dst;
     long total = 0;
     for (int i = 0; i < n; i++) {
-      if (!w.isNullAt(i)) {
-        total += decodedValue(ids.getDictId(i)).length;
+      byte[] b = values.at(i);
+      if (b != null) {
+        total += b.length;
       }
     }
-    BaseVariableWidthVector v = (BaseVariableWidthVector) dst;
     prepareVar(v, n, total);
     long bits = v.getValidityBufferAddress();
     long offsets = v.getOffsetBufferAddress();
@@ -378,8 +362,8 @@ final class ColumnVectorCopy {
     int end = 0;
     MemoryUtil.putInt(offsets, 0);
     for (int i = 0; i < n; i++) {
-      if (!w.isNullAt(i)) {
-        byte[] b = decoded[ids.getDictId(i)];
+      byte[] b = values.at(i);
+      if (b != null) {
         Platform.copyMemory(b, Platform.BYTE_ARRAY_OFFSET, null, data + end, b.length);
         end += b.length;
         setBit(bits, i);

@@ -39,19 +39,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * equal, NaNs equal, -0.0 equal 0.0: Spark's grouping after NormalizeNaNAndZero), feeds the group ids to
  * the function kernels, then emits keys and buffers/results in Arrow batches of at most batchSize rows.
  * A global aggregate (no keys) always has exactly one group, even over empty input, as in Spark.
- *
- * <p>A partial aggregate (one whose output is buffers that a later stage merges) that finds few duplicates
- * does not keep growing one table over its whole input: once a window of at least {@link #WINDOW_ROWS}
- * rows has produced more groups than half its rows, it emits those groups and starts over. The final
- * stage merges the repeats, so the answer is the same, while the table stays small enough to sit in the
- * cache and the output streams to the exchange instead of waiting for the last input batch.
  */
 public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoCloseable {
-  /** Rows a partial aggregate sees before it may decide its input reduces too little to keep one table. */
-  static final int WINDOW_ROWS = 1 << 16;
-
-  private final Iterator<ColumnarBatch> input;
-  private boolean inputDone;
   private final AggregateSpec spec;
   private final BufferAllocator allocator;
   private final AggregateKernel[] kernels;
@@ -70,9 +59,8 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   private ColumnarBatch current;
   private boolean closed;
 
-  private HashAggregateRunner(AggregateSpec spec, Iterator<ColumnarBatch> input, BufferAllocator allocator) {
+  private HashAggregateRunner(AggregateSpec spec, BufferAllocator allocator) {
     this.spec = spec;
-    this.input = input;
     this.allocator = allocator;
     this.kernels = new AggregateKernel[spec.functions.size()];
     this.heap = new HeapAccount(allocator, spec.operatorName);
@@ -81,64 +69,24 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   public static Iterator<ColumnarBatch> run(AggregateSpec spec, Iterator<ColumnarBatch> batches, TaskContext task) {
     Iterator<ColumnarBatch> input = TestFaults.wrap(batches, task, spec.operatorName); // test-only, off by default
     BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
-    HashAggregateRunner runner = new HashAggregateRunner(spec, input, allocator);
+    HashAggregateRunner runner = new HashAggregateRunner(spec, allocator);
     task.addTaskCompletionListener((TaskCompletionListener) ctx -> runner.close());
-    runner.nextWindow();
+    try {
+      for (int i = 0; i < runner.kernels.length; i++) {
+        runner.kernels[i] = spec.functions.get(i).newKernel(allocator, spec.timeZone);
+      }
+      runner.consume(input);
+      runner.prepareOutput();
+    } catch (OutOfMemoryException e) {
+      runner.close();
+      throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
+    }
     return runner;
   }
 
-  /** Consumes input into fresh kernels and table until the input ends or a partial window is full. */
-  private void nextWindow() {
-    try {
-      for (int i = 0; i < kernels.length; i++) {
-        kernels[i] = spec.functions.get(i).newKernel(allocator, spec.timeZone);
-      }
-      consume();
-      prepareOutput();
-    } catch (OutOfMemoryException e) {
-      close();
-      throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
-    }
-  }
-
-  /** Releases one window's table, kernels and output columns, keeping the batch handed out last. */
-  private void endWindow() {
-    for (FieldVector v : owned) {
-      v.close();
-    }
-    owned.clear();
-    intermediate.clear();
-    if (projected != null) {
-      projected.close();
-      projected = null;
-    }
-    for (int i = 0; i < kernels.length; i++) {
-      if (kernels[i] != null) {
-        kernels[i].close();
-        kernels[i] = null;
-      }
-    }
-    if (table != null) {
-      table.close();
-      table = null;
-    }
-    outputSources = null;
-    groupCount = 0;
-    emitted = 0;
-  }
-
-  private boolean windowReducesTooLittle(long windowRows) {
-    return !spec.finalResults && !spec.keyless() && windowRows >= WINDOW_ROWS && 2L * groupCount > windowRows;
-  }
-
-  private void consume() {
+  private void consume(Iterator<ColumnarBatch> input) {
     List<ValueVector> keys = new ArrayList<>(spec.keyOrdinals.length);
-    long windowRows = 0;
-    while (true) {
-      if (!input.hasNext()) {
-        inputDone = true;
-        break;
-      }
+    while (input.hasNext()) {
       ColumnarBatch batch = input.next();
       int rows = batch.numRows();
       if (rows == 0) {
@@ -174,10 +122,6 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       }
       for (AggregateKernel kernel : kernels) {
         kernel.update(columns, rows, groupIds, groupCount);
-      }
-      windowRows += rows;
-      if (windowReducesTooLittle(windowRows)) {
-        break;
       }
     }
     if (spec.keyless()) {
@@ -288,15 +232,11 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
 
   @Override
   public boolean hasNext() {
-    while (!closed) {
-      if (outputSources != null && emitted < groupCount) {
-        return true;
-      }
-      if (inputDone) {
-        break;
-      }
-      endWindow();
-      nextWindow();
+    if (closed) {
+      return false;
+    }
+    if (outputSources != null && emitted < groupCount) {
+      return true;
     }
     close();
     return false;
