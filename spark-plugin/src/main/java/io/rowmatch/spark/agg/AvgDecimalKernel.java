@@ -79,17 +79,11 @@ final class AvgDecimalKernel implements AggregateKernel {
     grow(groupCount);
     DecimalVector sum = (DecimalVector) FunctionSpec.newVector(spec.bufferFields[0], timeZone, allocator);
     BigIntVector count = (BigIntVector) FunctionSpec.newVector(spec.bufferFields[1], timeZone, allocator);
-    sum.allocateNew(groupCount);
     count.allocateNew(groupCount);
     for (int g = 0; g < groupCount; g++) {
-      if (sums.overflowed(g)) {
-        sum.setNull(g);
-      } else {
-        sum.setSafe(g, sums.value(g));
-      }
       count.setSafe(g, counts[g]);
     }
-    sum.setValueCount(groupCount);
+    sums.writeBuffer(sum, groupCount);
     count.setValueCount(groupCount);
     out.add(sum);
     out.add(count);

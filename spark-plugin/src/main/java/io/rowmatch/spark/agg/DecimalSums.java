@@ -93,4 +93,22 @@ final class DecimalSums {
   BigDecimal value(int g) {
     return wide[g] != null ? wide[g].setScale(scale) : BigDecimal.valueOf(small[g], scale);
   }
+
+  /**
+   * Fills a buffer column with every group's sum (null where it overflowed); the column is allocated for
+   * groupCount values and its value count set. Long sums are written as they are, without a BigDecimal.
+   */
+  void writeBuffer(DecimalVector sum, int groupCount) {
+    sum.allocateNew(groupCount);
+    for (int g = 0; g < groupCount; g++) {
+      if (overflowed[g]) {
+        sum.setNull(g);
+      } else if (wide[g] != null) {
+        sum.setSafe(g, wide[g].setScale(scale));
+      } else {
+        sum.setSafe(g, small[g]);
+      }
+    }
+    sum.setValueCount(groupCount);
+  }
 }

@@ -89,17 +89,11 @@ final class SumDecimalKernel implements AggregateKernel {
     grow(groupCount);
     DecimalVector sum = (DecimalVector) FunctionSpec.newVector(spec.bufferFields[0], timeZone, allocator);
     BitVector isEmpty = (BitVector) FunctionSpec.newVector(spec.bufferFields[1], timeZone, allocator);
-    sum.allocateNew(groupCount);
     isEmpty.allocateNew(groupCount);
     for (int g = 0; g < groupCount; g++) {
-      if (sums.overflowed(g)) {
-        sum.setNull(g);
-      } else {
-        sum.setSafe(g, sums.value(g));
-      }
       isEmpty.setSafe(g, seen[g] ? 0 : 1);
     }
-    sum.setValueCount(groupCount);
+    sums.writeBuffer(sum, groupCount);
     isEmpty.setValueCount(groupCount);
     out.add(sum);
     out.add(isEmpty);

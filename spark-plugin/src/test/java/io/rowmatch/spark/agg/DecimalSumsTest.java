@@ -68,6 +68,13 @@ class DecimalSumsTest {
           }
         }
       }
+      try (DecimalVector buffer = new DecimalVector("sum", allocator, precision, scale)) {
+        sums.writeBuffer(buffer, groups);
+        assertEquals(groups, buffer.getValueCount());
+        for (int g = 0; g < groups; g++) {
+          assertEquals(overflowed[g] ? null : expected[g], buffer.getObject(g), "buffer of group " + g);
+        }
+      }
       int overflows = 0;
       for (int g = 0; g < groups; g++) {
         assertEquals(overflowed[g], sums.overflowed(g), "overflow of group " + g);
