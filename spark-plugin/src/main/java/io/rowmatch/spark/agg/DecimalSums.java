@@ -34,7 +34,9 @@ final class DecimalSums {
 
   void grow(int groupCount) {
     if (groupCount > wide.length) {
-      wide = Arrays.copyOf(wide, GrowableState.grow(heap, wide.length, groupCount, GrowableState.REFERENCE_BYTES));
+      // Charged as if every slot held a BigDecimal: any group may leave the long range.
+      wide = Arrays.copyOf(wide,
+          GrowableState.grow(heap, wide.length, groupCount, GrowableState.DECIMAL_SLOT_BYTES));
     }
     small = GrowableState.ensure(heap, small, groupCount);
     overflowed = GrowableState.ensure(heap, overflowed, groupCount);
