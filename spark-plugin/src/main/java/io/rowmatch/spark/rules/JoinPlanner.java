@@ -29,6 +29,7 @@ import org.apache.spark.sql.catalyst.plans.logical.Join;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.joins.BaseJoinExec;
 import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec;
 import org.apache.spark.sql.execution.joins.ShuffledHashJoinExec;
 import org.apache.spark.sql.execution.joins.SortMergeJoinExec;
@@ -90,44 +91,30 @@ public final class JoinPlanner {
     if (sortMerge && !conf.joinReplaceSortMerge()) {
       throw new Refusal(RowmatchConf.JOIN_REPLACE_SORT_MERGE + "=false");
     }
-    Seq<Expression> leftKeys;
-    Seq<Expression> rightKeys;
-    JoinType joinType;
-    Option<Expression> condition;
-    SparkPlan left;
-    SparkPlan right;
+    // Keys, type and condition are common to the three joins (BaseJoinExec); sides and build side are not.
+    BaseJoinExec join = (BaseJoinExec) plan;
+    Seq<Expression> leftKeys = join.leftKeys();
+    Seq<Expression> rightKeys = join.rightKeys();
+    JoinType joinType = join.joinType();
+    Option<Expression> condition = join.condition();
+    SparkPlan left = join.left();
+    SparkPlan right = join.right();
     BuildSide buildSide;
     boolean skew = false;
     boolean nullAware = false;
     if (broadcast) {
       BroadcastHashJoinExec j = (BroadcastHashJoinExec) plan;
       nullAware = j.isNullAwareAntiJoin();
-      leftKeys = j.leftKeys();
-      rightKeys = j.rightKeys();
-      joinType = j.joinType();
-      condition = j.condition();
-      left = j.left();
-      right = j.right();
       buildSide = j.buildSide();
     } else if (sortMerge) {
       SortMergeJoinExec j = (SortMergeJoinExec) plan;
-      leftKeys = j.leftKeys();
-      rightKeys = j.rightKeys();
-      joinType = j.joinType();
-      condition = j.condition();
       // The sorts existed only to feed the merge; nothing above relies on the join's order (checked below).
-      left = unsorted(j.left());
-      right = unsorted(j.right());
+      left = unsorted(left);
+      right = unsorted(right);
       buildSide = chooseBuildSide(j, joinType);
       skew = j.isSkewJoin();
     } else {
       ShuffledHashJoinExec j = (ShuffledHashJoinExec) plan;
-      leftKeys = j.leftKeys();
-      rightKeys = j.rightKeys();
-      joinType = j.joinType();
-      condition = j.condition();
-      left = j.left();
-      right = j.right();
       buildSide = j.buildSide();
       skew = j.isSkewJoin();
     }
