@@ -38,6 +38,14 @@ public final class RawMemory {
   public static boolean equalBytes(long a, long b, long length) {
     if (length >= 8) {
       long last = length - 8;
+      if (length <= 24) {
+        // Short keys, the common case: three words (first, middle, last; overlapping when shorter than
+        // 24) cover the value, combined without a branch whose outcome depends on the length.
+        long mid = Math.min(8, last);
+        return ((MemoryUtil.getLong(a) ^ MemoryUtil.getLong(b))
+            | (MemoryUtil.getLong(a + mid) ^ MemoryUtil.getLong(b + mid))
+            | (MemoryUtil.getLong(a + last) ^ MemoryUtil.getLong(b + last))) == 0;
+      }
       for (long i = 0; i < last; i += 8) {
         if (MemoryUtil.getLong(a + i) != MemoryUtil.getLong(b + i)) {
           return false;
@@ -46,8 +54,8 @@ public final class RawMemory {
       return MemoryUtil.getLong(a + last) == MemoryUtil.getLong(b + last);
     }
     if (length >= 4) {
-      return MemoryUtil.getInt(a) == MemoryUtil.getInt(b)
-          && MemoryUtil.getInt(a + length - 4) == MemoryUtil.getInt(b + length - 4);
+      return ((MemoryUtil.getInt(a) ^ MemoryUtil.getInt(b))
+          | (MemoryUtil.getInt(a + length - 4) ^ MemoryUtil.getInt(b + length - 4))) == 0;
     }
     if (length == 0) {
       return true;
