@@ -20,7 +20,8 @@ import org.apache.spark.sql.SparkSession;
  * and the ratio vanilla/rowmatch are printed as a Markdown table. Every run's result row count is compared
  * between engines, and the plan of the Rowmatch run must contain RowmatchHashAggregate.
  *
- * <p>Usage: AggregationBench [rows=10000000] [reps=5] [dataDir=target/agg-bench-data]
+ * <p>Usage: AggregationBench [rows=10000000] [reps=5] [dataDir=target/agg-bench-data] [only=all]
+ * ({@code only}: run just the queries whose name contains it, e.g. {@code dropDuplicates}).
  */
 public final class AggregationBench {
   private AggregationBench() {}
@@ -29,6 +30,7 @@ public final class AggregationBench {
     long rows = args.length > 0 ? Long.parseLong(args[0]) : 10_000_000L;
     int reps = args.length > 1 ? Integer.parseInt(args[1]) : 5;
     File dataDir = new File(args.length > 2 ? args[2] : "target/agg-bench-data");
+    String only = args.length > 3 ? args[3] : "";
 
     SparkSession spark = SparkSession.builder()
         .master("local[2]")
@@ -69,22 +71,34 @@ public final class AggregationBench {
                   org.apache.spark.sql.functions.count("*")));
 
       List<String> lines = new ArrayList<>();
-      lines.add("| query (" + rows + " rows, local[2]) | vanilla median s | rowmatch median s | vanilla / rowmatch |");
-      lines.add("|---|---|---|---|");
+      lines.add("| query (" + rows + " rows, local[2]) | vanilla median s | rowmatch median s | vanilla / rowmatch"
+          + " | vanilla cpu s | rowmatch cpu s | cpu vanilla / rowmatch |");
+      lines.add("|---|---|---|---|---|---|---|");
       for (Map.Entry<String, Function<SparkSession, Dataset<Row>>> q : queries.entrySet()) {
+        if (!q.getKey().contains(only)) {
+          continue;
+        }
         double[] vanilla = new double[reps];
         double[] ours = new double[reps];
-        run(spark, q.getValue(), false); // warm-up, both engines
-        run(spark, q.getValue(), true);
+        double[] vanillaCpu = new double[reps];
+        double[] oursCpu = new double[reps];
+        run(spark, q.getValue(), false, new double[1]); // warm-up, both engines
+        run(spark, q.getValue(), true, new double[1]);
         for (int r = 0; r < reps; r++) {
-          vanilla[r] = run(spark, q.getValue(), false);
-          ours[r] = run(spark, q.getValue(), true);
-          System.out.printf(Locale.ROOT, "%s rep %d: vanilla %.2f s, rowmatch %.2f s%n", q.getKey(), r,
-              vanilla[r], ours[r]);
+          double[] cpu = new double[1];
+          vanilla[r] = run(spark, q.getValue(), false, cpu);
+          vanillaCpu[r] = cpu[0];
+          ours[r] = run(spark, q.getValue(), true, cpu);
+          oursCpu[r] = cpu[0];
+          System.out.printf(Locale.ROOT, "%s rep %d: vanilla %.2f s (cpu %.2f s), rowmatch %.2f s (cpu %.2f s)%n",
+              q.getKey(), r, vanilla[r], vanillaCpu[r], ours[r], oursCpu[r]);
         }
         double mv = median(vanilla);
         double mo = median(ours);
-        lines.add(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2fx |", q.getKey(), mv, mo, mv / mo));
+        double cv = median(vanillaCpu);
+        double co = median(oursCpu);
+        lines.add(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx |", q.getKey(), mv, mo,
+            mv / mo, cv, co, cv / co));
       }
       System.out.println();
       lines.forEach(System.out::println);
@@ -95,13 +109,28 @@ public final class AggregationBench {
 
   private static long lastCount = -1;
 
-  /** Runs the query to completion (count of the result), returns seconds; checks the plan and the count. */
-  private static double run(SparkSession spark, Function<SparkSession, Dataset<Row>> query, boolean rowmatch) {
+  /**
+   * CPU time of this JVM (all threads, GC and JIT included): on a machine shared with other jobs it varies far
+   * less than wall time, which waits for the cores the others take.
+   */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  /**
+   * Runs the query to completion (count of the result), returns seconds and puts the process CPU seconds
+   * into cpuSeconds[0]; checks the plan and the count.
+   */
+  private static double run(SparkSession spark, Function<SparkSession, Dataset<Row>> query, boolean rowmatch,
+      double[] cpuSeconds) {
     spark.conf().set("spark.rowmatch.enabled", Boolean.toString(rowmatch));
     Dataset<Row> df = query.apply(spark);
+    long c0 = processCpuNanos();
     long t0 = System.nanoTime();
     long count = df.javaRDD().count();
     double seconds = (System.nanoTime() - t0) / 1e9;
+    cpuSeconds[0] = (processCpuNanos() - c0) / 1e9;
     String plan = df.queryExecution().executedPlan().toString();
     boolean replaced = plan.contains("RowmatchHashAggregate") || finalPlan(df).contains("RowmatchHashAggregate");
     if (rowmatch && !replaced) {
