@@ -82,16 +82,19 @@ public final class AggregationBench {
         double[] ours = new double[reps];
         double[] vanillaCpu = new double[reps];
         double[] oursCpu = new double[reps];
-        run(spark, q.getValue(), false, new double[1]); // warm-up, both engines
+        if (!ROWMATCH_ONLY) {
+          run(spark, q.getValue(), false, new double[1]); // warm-up, both engines
+        }
         run(spark, q.getValue(), true, new double[1]);
         for (int r = 0; r < reps; r++) {
           double[] cpu = new double[1];
-          vanilla[r] = run(spark, q.getValue(), false, cpu);
-          vanillaCpu[r] = cpu[0];
+          vanilla[r] = ROWMATCH_ONLY ? Double.NaN : run(spark, q.getValue(), false, cpu);
+          vanillaCpu[r] = ROWMATCH_ONLY ? Double.NaN : cpu[0];
           ours[r] = run(spark, q.getValue(), true, cpu);
           oursCpu[r] = cpu[0];
-          System.out.printf(Locale.ROOT, "%s rep %d: vanilla %.2f s (cpu %.2f s), rowmatch %.2f s (cpu %.2f s)%n",
-              q.getKey(), r, vanilla[r], vanillaCpu[r], ours[r], oursCpu[r]);
+          System.out.printf(Locale.ROOT,
+              "%s rep %d: vanilla %.2f s (cpu %.2f s), rowmatch %.2f s (cpu %.2f s, partial skipped %d rows)%n",
+              q.getKey(), r, vanilla[r], vanillaCpu[r], ours[r], oursCpu[r], lastSkippedRows);
         }
         double mv = median(vanilla);
         double mo = median(ours);
@@ -106,6 +109,9 @@ public final class AggregationBench {
       spark.stop();
     }
   }
+
+  /** -Drowmatch.bench.rowmatchOnly=true: only the Rowmatch runs (for profiling; no ratios, no count check). */
+  private static final boolean ROWMATCH_ONLY = Boolean.getBoolean("rowmatch.bench.rowmatchOnly");
 
   private static long lastCount = -1;
 
@@ -136,12 +142,35 @@ public final class AggregationBench {
     if (rowmatch && !replaced) {
       throw new IllegalStateException("Rowmatch did not replace the aggregate:\n" + finalPlan(df));
     }
+    if (rowmatch) {
+      lastSkippedRows = skippedRows(df.queryExecution().executedPlan());
+    }
     if (!rowmatch) {
       lastCount = count;
-    } else if (count != lastCount) {
+    } else if (lastCount >= 0 && count != lastCount) {
       throw new IllegalStateException("row counts differ: vanilla " + lastCount + ", rowmatch " + count);
     }
     return seconds;
+  }
+
+  private static long lastSkippedRows;
+
+  /** The rows Rowmatch partial aggregates passed through unaggregated (their "partialSkippedRows" metric). */
+  private static long skippedRows(org.apache.spark.sql.execution.SparkPlan p) {
+    if (p instanceof org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec a) {
+      return skippedRows(a.executedPlan());
+    }
+    if (p instanceof org.apache.spark.sql.execution.adaptive.QueryStageExec q) {
+      return skippedRows(q.plan());
+    }
+    long n = 0;
+    if (p.nodeName().equals("RowmatchHashAggregate")) {
+      n += p.metrics().get("partialSkippedRows").get().value();
+    }
+    for (org.apache.spark.sql.execution.SparkPlan c : scala.jdk.javaapi.CollectionConverters.asJava(p.children())) {
+      n += skippedRows(c);
+    }
+    return n;
   }
 
   private static String finalPlan(Dataset<Row> df) {

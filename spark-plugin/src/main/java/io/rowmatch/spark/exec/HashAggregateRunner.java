@@ -36,6 +36,7 @@ import io.rowmatch.spark.agg.HeapAccount;
 import io.rowmatch.spark.agg.PartialPassThrough;
 import io.rowmatch.spark.agg.PartialSkipProbe;
 import io.rowmatch.spark.convert.ArrowSchemas;
+import io.rowmatch.spark.convert.RowReadArrowColumnVector;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
@@ -203,7 +204,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       }
       ColumnVector[] out = new ColumnVector[spec.outputPick.length];
       for (int i = 0; i < out.length; i++) {
-        out[i] = new ArrowColumnVector(columnsOut.get(spec.outputPick[i]));
+        out[i] = new RowReadArrowColumnVector(columnsOut.get(spec.outputPick[i]));
       }
       skippedRows.accept(rows);
       return new ColumnarBatch(out, rows);
@@ -360,7 +361,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       for (int i = 0; i < columns.length; i++) {
         TransferPair pair = outputSources[i].getTransferPair(allocator);
         pair.splitAndTransfer(emitted, length);
-        columns[i] = new ArrowColumnVector(pair.getTo());
+        columns[i] = new RowReadArrowColumnVector(pair.getTo());
       }
     } catch (OutOfMemoryException e) {
       for (ColumnVector c : columns) {
