@@ -143,7 +143,7 @@ public final class AggregationBench {
       throw new IllegalStateException("Rowmatch did not replace the aggregate:\n" + finalPlan(df));
     }
     if (rowmatch) {
-      lastSkippedRows = skippedRows(df.queryExecution().executedPlan());
+      lastSkippedRows = skippedRows(rddPlan(df));
     }
     if (!rowmatch) {
       lastCount = count;
@@ -154,6 +154,21 @@ public final class AggregationBench {
   }
 
   private static long lastSkippedRows;
+
+  /**
+   * The plan that ran: javaRDD() executes the Dataset's separate "rddQueryExecution" (a deserializing plan
+   * over the same query), not df.queryExecution(), so its metrics are read there (a private lazy val: reflection).
+   */
+  private static org.apache.spark.sql.execution.SparkPlan rddPlan(Dataset<Row> df) {
+    try {
+      java.lang.reflect.Method m = df.getClass().getDeclaredMethod("rddQueryExecution");
+      m.setAccessible(true);
+      Object qe = m.invoke(df);
+      return ((org.apache.spark.sql.execution.QueryExecution) qe).executedPlan();
+    } catch (ReflectiveOperationException e) {
+      return df.queryExecution().executedPlan();
+    }
+  }
 
   /** The rows Rowmatch partial aggregates passed through unaggregated (their "partialSkippedRows" metric). */
   private static long skippedRows(org.apache.spark.sql.execution.SparkPlan p) {

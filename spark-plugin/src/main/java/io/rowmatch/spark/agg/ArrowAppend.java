@@ -1,6 +1,5 @@
 package io.rowmatch.spark.agg;
 
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -108,17 +107,23 @@ final class ArrowAppend {
 
   private static void variable(BaseVariableWidthVector s, int[] rows, int count, BaseVariableWidthVector d,
       int dstStart) {
-    // Checked ArrowBuf accessors on the source: a malformed offset fails with an exception, never a stray read.
-    ArrowBuf sv = s.getValidityBuffer();
-    ArrowBuf so = s.getOffsetBuffer();
-    ArrowBuf sd = s.getDataBuffer();
-    long dataCapacity = sd.capacity();
+    int n = s.getValueCount();
+    boolean nulls = s.getNullCount() > 0;
+    if ((nulls && s.getValidityBuffer().capacity() < BitVectorHelper.getValidityBufferSize(n))
+        || s.getOffsetBuffer().capacity() < 4L * (n + 1)) {
+      throw new IllegalArgumentException("column " + s.getName() + ": buffers shorter than its " + n + " values");
+    }
+    // Rows are checked against n, and the validity and offset buffers against n: raw reads stay inside them.
+    long sv = nulls ? s.getValidityBufferAddress() : 0;
+    long so = s.getOffsetBufferAddress();
+    long sd = s.getDataBufferAddress();
+    long dataCapacity = s.getDataBuffer().capacity();
     long total = 0;
     for (int i = 0; i < count; i++) {
       int r = rows[i];
-      if (BitVectorHelper.get(sv, r) != 0) {
-        int start = so.getInt((long) r * 4);
-        int end = so.getInt((long) (r + 1) * 4);
+      if (sv == 0 || isSet(sv, r)) {
+        int start = MemoryUtil.getInt(so + 4L * r);
+        int end = MemoryUtil.getInt(so + 4L * r + 4);
         if (start < 0 || end < start || end > dataCapacity) {
           throw new IllegalArgumentException("column " + s.getName() + ": row " + r + " has offsets " + start
               + ".." + end + " outside its " + dataCapacity + " data bytes");
@@ -140,22 +145,23 @@ final class ArrowAppend {
     if (d.getDataBuffer().capacity() < at + total) {
       d.reallocDataBuffer(at + total);
     }
-    ArrowBuf dv = d.getValidityBuffer();
-    ArrowBuf dof = d.getOffsetBuffer();
-    ArrowBuf dd = d.getDataBuffer();
+    // d holds dstStart + count values and at + total data bytes; the source offsets were checked above.
+    long dv = d.getValidityBufferAddress();
+    long dof = d.getOffsetBufferAddress();
+    long dd = d.getDataBufferAddress();
     for (int i = 0; i < count; i++) {
       int r = rows[i];
       int pos = dstStart + i;
-      if (BitVectorHelper.get(sv, r) != 0) {
-        int start = so.getInt((long) r * 4);
-        int len = so.getInt((long) (r + 1) * 4) - start;
-        BitVectorHelper.setBit(dv, pos);
-        dd.setBytes(at, sd, start, len);
+      if (sv == 0 || isSet(sv, r)) {
+        int start = MemoryUtil.getInt(so + 4L * r);
+        int len = MemoryUtil.getInt(so + 4L * r + 4) - start;
+        setBit(dv, pos);
+        MemoryUtil.copyMemory(sd + start, dd + at, len);
         at += len;
       } else {
-        BitVectorHelper.unsetBit(dv, pos);
+        clearBit(dv, pos);
       }
-      dof.setInt((long) (pos + 1) * 4, (int) at);
+      MemoryUtil.putInt(dof + 4L * (pos + 1), (int) at);
     }
     d.setLastSet(dstStart + count - 1);
   }

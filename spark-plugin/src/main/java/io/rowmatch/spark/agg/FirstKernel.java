@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 
@@ -49,6 +50,9 @@ final class FirstKernel implements AggregateKernel {
       values = FunctionSpec.newVector(spec.resultField, timeZone, allocator);
     }
     newGroupRows = GrowableState.ensure(heap, newGroupRows, Math.min(rows, groupCount - appended), 0);
+    // Merging Rowmatch's or Spark's partial buffers of rows that all set (the common case): no per-row reads.
+    boolean everyRowSets = valueSet != null && valueSet.getNullCount() == 0
+        && BitVectorHelper.checkAllBitsEqualTo(valueSet.getDataBuffer(), rows, true);
     int first = appended;
     int newGroups = 0;
     for (int i = 0; i < rows; i++) {
@@ -57,7 +61,9 @@ final class FirstKernel implements AggregateKernel {
         continue;
       }
       boolean sets;
-      if (valueSet != null) {
+      if (everyRowSets) {
+        sets = true;
+      } else if (valueSet != null) {
         sets = !valueSet.isNull(i) && valueSet.get(i) != 0;
       } else {
         sets = !spec.ignoreNulls || !input.isNull(i);

@@ -3,6 +3,7 @@ package io.rowmatch.spark.convert;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.Float8Vector;
@@ -30,6 +31,7 @@ public final class RowReadArrowColumnVector extends ArrowColumnVector {
   private static final int INT = 2;
   private static final int DOUBLE = 3;
   private static final int UTF8 = 4;
+  private static final int BOOLEAN = 5;
 
   private final int kind;
   private final int valueCount;
@@ -51,6 +53,12 @@ public final class RowReadArrowColumnVector extends ArrowColumnVector {
       boolean nulls = vector.getNullCount() > 0;
       if (nulls && vector.getValidityBuffer().capacity() < BitVectorHelper.getValidityBufferSize(n)) {
         k = OTHER; // malformed or unusual buffers: leave every check to Arrow
+      } else if (k == BOOLEAN) {
+        if (vector.getDataBuffer().capacity() < BitVectorHelper.getValidityBufferSize(n)) {
+          k = OTHER;
+        } else {
+          d = vector.getDataBuffer().memoryAddress();
+        }
       } else if (k == UTF8) {
         VarCharVector s = (VarCharVector) vector;
         if (s.getOffsetBuffer().capacity() < 4L * (n + 1)) {
@@ -94,6 +102,9 @@ public final class RowReadArrowColumnVector extends ArrowColumnVector {
     }
     if (v instanceof VarCharVector) {
       return UTF8;
+    }
+    if (v instanceof BitVector) {
+      return BOOLEAN;
     }
     return OTHER;
   }
@@ -143,6 +154,15 @@ public final class RowReadArrowColumnVector extends ArrowColumnVector {
     }
     checkRow(rowId);
     return Double.longBitsToDouble(MemoryUtil.getLong(data + 8L * rowId));
+  }
+
+  @Override
+  public boolean getBoolean(int rowId) {
+    if (kind != BOOLEAN) {
+      return super.getBoolean(rowId);
+    }
+    checkRow(rowId);
+    return (MemoryUtil.getByte(data + (rowId >>> 3)) & (1 << (rowId & 7))) != 0;
   }
 
   @Override

@@ -11,6 +11,7 @@ import java.util.Random;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
@@ -62,6 +63,8 @@ class RowReadArrowColumnVectorTest {
         assertEquals(Double.doubleToRawLongBits(slow.getDouble(i)), Double.doubleToRawLongBits(fast.getDouble(i)));
       } else if (v instanceof VarCharVector) {
         assertEquals(slow.getUTF8String(i), fast.getUTF8String(i));
+      } else if (v instanceof BitVector) {
+        assertEquals(slow.getBoolean(i), fast.getBoolean(i));
       } else if (v instanceof DecimalVector) {
         assertEquals(slow.getDecimal(i, 20, 2), fast.getDecimal(i, 20, 2));
       }
@@ -107,6 +110,7 @@ class RowReadArrowColumnVectorTest {
           (v, i, r) -> ((Float8Vector) v).set(i, DOUBLES[r.nextInt(DOUBLES.length)]));
       eachShape(a, () -> new VarCharVector("s", a), (v, i, r) -> ((VarCharVector) v).setSafe(i,
           (STRINGS[r.nextInt(STRINGS.length)] + r.nextInt(5)).getBytes(StandardCharsets.UTF_8)));
+      eachShape(a, () -> new BitVector("b", a), (v, i, r) -> ((BitVector) v).set(i, r.nextBoolean() ? 1 : 0));
       // a type without a direct path reads through ArrowColumnVector
       eachShape(a, () -> new DecimalVector("m", a, 20, 2),
           (v, i, r) -> ((DecimalVector) v).set(i, new BigDecimal(r.nextInt(100000) + ".25")));
