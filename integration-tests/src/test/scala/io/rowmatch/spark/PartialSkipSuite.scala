@@ -13,10 +13,11 @@ import scala.jdk.CollectionConverters._
  * A partial aggregate that stops aggregating (spark.rowmatch.aggregate.skipPartial.*) and passes rows through
  * as Spark's partial buffers: answers equal vanilla Spark's, and the operator's "partial aggregation skipped
  * rows" metric proves the skip happened (or, where it must not, that it did not). The skip is forced on small
- * data with minRows=1 and ratio=0 (skip once a batch after the first makes any new group).
+ * data with minRows=1 and ratio=0 (skip once a batch after the first makes any new group). Off by default.
  */
 class PartialSkipSuite extends RowmatchQueryTest {
-  private val forceSkip = Seq(
+  private val enabled = "spark.rowmatch.aggregate.skipPartial.enabled" -> "true"
+  private val forceSkip = Seq(enabled,
     "spark.rowmatch.aggregate.skipPartial.minRows" -> "1",
     "spark.rowmatch.aggregate.skipPartial.ratio" -> "0.0")
 
@@ -117,22 +118,28 @@ class PartialSkipSuite extends RowmatchQueryTest {
     val (_, decimalSkipped) = check(data.groupBy("k").agg(sum("dec"), count("*")), forceSkip)
     assert(decimalSkipped == 0)
     val (_, offSkipped) = check(data.groupBy("k").agg(first("fk"), count("*")),
-      forceSkip :+ ("spark.rowmatch.aggregate.skipPartial.enabled" -> "false"))
+      forceSkip.filterNot(_ == enabled) :+ ("spark.rowmatch.aggregate.skipPartial.enabled" -> "false"))
     assert(offSkipped == 0)
   }
 
-  test("defaults: small or well-reducing input aggregates fully") {
-    val (_, small) = check(data.groupBy("k").agg(first("fk"), count("*")), Seq.empty)
+  test("off by default, even where it would skip") {
+    val ids = spark.range(0, 300000, 1, 1).selectExpr("id * 7 as key", "cast(id % 13 as string) s")
+    val (_, skipped) = check(ids.dropDuplicates("key").groupBy("s").agg(count("*")), Seq.empty)
+    assert(skipped == 0)
+  }
+
+  test("default thresholds: small or well-reducing input aggregates fully") {
+    val (_, small) = check(data.groupBy("k").agg(first("fk"), count("*")), Seq(enabled))
     assert(small == 0)
     // 300K rows in key order over 1,000 keys: the first 1,000 rows are all new groups, the rest none.
     val reducing = spark.range(0, 300000, 1, 1).selectExpr("id % 1000 as g", "id as v")
-    val (out, skipped) = check(reducing.groupBy("g").agg(sum("v"), count("*")), Seq.empty)
+    val (out, skipped) = check(reducing.groupBy("g").agg(sum("v"), count("*")), Seq(enabled))
     assert(out.size == 1000 && skipped == 0)
   }
 
-  test("defaults: an all-distinct key past minRows skips, with the same answer") {
+  test("default thresholds: an all-distinct key past minRows skips, with the same answer") {
     val ids = spark.range(0, 300000, 1, 1).selectExpr("id * 7 as key", "cast(id % 13 as string) s")
-    val (out, skipped) = check(ids.dropDuplicates("key").groupBy("s").agg(count("*")), Seq.empty)
+    val (out, skipped) = check(ids.dropDuplicates("key").groupBy("s").agg(count("*")), Seq(enabled))
     assert(out.map(_.getLong(1)).sum == 300000)
     // one input partition: the probe judges rows [131072, 262144) and skips the rest of the input
     assert(skipped > 0 && skipped <= 300000 - 262144, s"skipped $skipped")

@@ -18,7 +18,7 @@ class RowmatchConfTest {
     assertEquals(8192, c.batchSize());
     assertEquals(2L << 30, c.memoryLimitBytes());
     assertFalse(c.explainFallback());
-    assertTrue(c.skipPartialEnabled());
+    assertFalse(c.skipPartialEnabled());
     assertEquals(262_144L, c.skipPartialMinRows());
     assertEquals(0.8, c.skipPartialRatio());
   }
@@ -26,11 +26,11 @@ class RowmatchConfTest {
   @Test
   void parsesSkipPartialSettings() {
     SQLConf sql = new SQLConf();
-    sql.setConfString(RowmatchConf.SKIP_PARTIAL_ENABLED, "false");
+    sql.setConfString(RowmatchConf.SKIP_PARTIAL_ENABLED, "true");
     sql.setConfString(RowmatchConf.SKIP_PARTIAL_MIN_ROWS, "1000");
     sql.setConfString(RowmatchConf.SKIP_PARTIAL_RATIO, "0.5");
     RowmatchConf c = RowmatchConf.from(sql);
-    assertFalse(c.skipPartialEnabled());
+    assertTrue(c.skipPartialEnabled());
     assertEquals(1000L, c.skipPartialMinRows());
     assertEquals(0.5, c.skipPartialRatio());
     for (String[] bad : new String[][] {{RowmatchConf.SKIP_PARTIAL_MIN_ROWS, "0"},
