@@ -20,7 +20,8 @@ import org.apache.spark.sql.SparkSession;
  * and the ratio vanilla/rowmatch are printed as a Markdown table. Every run's result row count is compared
  * between engines, and the plan of the Rowmatch run must contain RowmatchHashAggregate.
  *
- * <p>Usage: AggregationBench [rows=10000000] [reps=5] [dataDir=target/agg-bench-data]
+ * <p>Usage: AggregationBench [rows=10000000] [reps=5] [dataDir=target/agg-bench-data] [only=all]
+ * ({@code only}: run just the queries whose name contains it, e.g. {@code dropDuplicates}).
  */
 public final class AggregationBench {
   private AggregationBench() {}
@@ -29,6 +30,7 @@ public final class AggregationBench {
     long rows = args.length > 0 ? Long.parseLong(args[0]) : 10_000_000L;
     int reps = args.length > 1 ? Integer.parseInt(args[1]) : 5;
     File dataDir = new File(args.length > 2 ? args[2] : "target/agg-bench-data");
+    String only = args.length > 3 ? args[3] : "";
 
     SparkSession spark = SparkSession.builder()
         .master("local[2]")
@@ -69,22 +71,37 @@ public final class AggregationBench {
                   org.apache.spark.sql.functions.count("*")));
 
       List<String> lines = new ArrayList<>();
-      lines.add("| query (" + rows + " rows, local[2]) | vanilla median s | rowmatch median s | vanilla / rowmatch |");
-      lines.add("|---|---|---|---|");
+      lines.add("| query (" + rows + " rows, local[2]) | vanilla median s | rowmatch median s | vanilla / rowmatch"
+          + " | vanilla cpu s | rowmatch cpu s | cpu vanilla / rowmatch |");
+      lines.add("|---|---|---|---|---|---|---|");
       for (Map.Entry<String, Function<SparkSession, Dataset<Row>>> q : queries.entrySet()) {
+        if (!q.getKey().contains(only)) {
+          continue;
+        }
         double[] vanilla = new double[reps];
         double[] ours = new double[reps];
-        run(spark, q.getValue(), false); // warm-up, both engines
-        run(spark, q.getValue(), true);
+        double[] vanillaCpu = new double[reps];
+        double[] oursCpu = new double[reps];
+        if (!ROWMATCH_ONLY) {
+          run(spark, q.getValue(), false, new double[1]); // warm-up, both engines
+        }
+        run(spark, q.getValue(), true, new double[1]);
         for (int r = 0; r < reps; r++) {
-          vanilla[r] = run(spark, q.getValue(), false);
-          ours[r] = run(spark, q.getValue(), true);
-          System.out.printf(Locale.ROOT, "%s rep %d: vanilla %.2f s, rowmatch %.2f s%n", q.getKey(), r,
-              vanilla[r], ours[r]);
+          double[] cpu = new double[1];
+          vanilla[r] = ROWMATCH_ONLY ? Double.NaN : run(spark, q.getValue(), false, cpu);
+          vanillaCpu[r] = ROWMATCH_ONLY ? Double.NaN : cpu[0];
+          ours[r] = run(spark, q.getValue(), true, cpu);
+          oursCpu[r] = cpu[0];
+          System.out.printf(Locale.ROOT,
+              "%s rep %d: vanilla %.2f s (cpu %.2f s), rowmatch %.2f s (cpu %.2f s, partial skipped %d rows)%n",
+              q.getKey(), r, vanilla[r], vanillaCpu[r], ours[r], oursCpu[r], lastSkippedRows);
         }
         double mv = median(vanilla);
         double mo = median(ours);
-        lines.add(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2fx |", q.getKey(), mv, mo, mv / mo));
+        double cv = median(vanillaCpu);
+        double co = median(oursCpu);
+        lines.add(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx |", q.getKey(), mv, mo,
+            mv / mo, cv, co, cv / co));
       }
       System.out.println();
       lines.forEach(System.out::println);
@@ -93,26 +110,82 @@ public final class AggregationBench {
     }
   }
 
+  /** -Drowmatch.bench.rowmatchOnly=true: only the Rowmatch runs (for profiling; no ratios, no count check). */
+  private static final boolean ROWMATCH_ONLY = Boolean.getBoolean("rowmatch.bench.rowmatchOnly");
+
   private static long lastCount = -1;
 
-  /** Runs the query to completion (count of the result), returns seconds; checks the plan and the count. */
-  private static double run(SparkSession spark, Function<SparkSession, Dataset<Row>> query, boolean rowmatch) {
+  /**
+   * CPU time of this JVM (all threads, GC and JIT included): on a machine shared with other jobs it varies far
+   * less than wall time, which waits for the cores the others take.
+   */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  /**
+   * Runs the query to completion (count of the result), returns seconds and puts the process CPU seconds
+   * into cpuSeconds[0]; checks the plan and the count.
+   */
+  private static double run(SparkSession spark, Function<SparkSession, Dataset<Row>> query, boolean rowmatch,
+      double[] cpuSeconds) {
     spark.conf().set("spark.rowmatch.enabled", Boolean.toString(rowmatch));
     Dataset<Row> df = query.apply(spark);
+    long c0 = processCpuNanos();
     long t0 = System.nanoTime();
     long count = df.javaRDD().count();
     double seconds = (System.nanoTime() - t0) / 1e9;
+    cpuSeconds[0] = (processCpuNanos() - c0) / 1e9;
     String plan = df.queryExecution().executedPlan().toString();
     boolean replaced = plan.contains("RowmatchHashAggregate") || finalPlan(df).contains("RowmatchHashAggregate");
     if (rowmatch && !replaced) {
       throw new IllegalStateException("Rowmatch did not replace the aggregate:\n" + finalPlan(df));
     }
+    if (rowmatch) {
+      lastSkippedRows = skippedRows(rddPlan(df));
+    }
     if (!rowmatch) {
       lastCount = count;
-    } else if (count != lastCount) {
+    } else if (lastCount >= 0 && count != lastCount) {
       throw new IllegalStateException("row counts differ: vanilla " + lastCount + ", rowmatch " + count);
     }
     return seconds;
+  }
+
+  private static long lastSkippedRows;
+
+  /**
+   * The plan that ran: javaRDD() executes the Dataset's separate "rddQueryExecution" (a deserializing plan
+   * over the same query), not df.queryExecution(), so its metrics are read there (a private lazy val: reflection).
+   */
+  private static org.apache.spark.sql.execution.SparkPlan rddPlan(Dataset<Row> df) {
+    try {
+      java.lang.reflect.Method m = df.getClass().getDeclaredMethod("rddQueryExecution");
+      m.setAccessible(true);
+      Object qe = m.invoke(df);
+      return ((org.apache.spark.sql.execution.QueryExecution) qe).executedPlan();
+    } catch (ReflectiveOperationException e) {
+      return df.queryExecution().executedPlan();
+    }
+  }
+
+  /** The rows Rowmatch partial aggregates passed through unaggregated (their "partialSkippedRows" metric). */
+  private static long skippedRows(org.apache.spark.sql.execution.SparkPlan p) {
+    if (p instanceof org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec a) {
+      return skippedRows(a.executedPlan());
+    }
+    if (p instanceof org.apache.spark.sql.execution.adaptive.QueryStageExec q) {
+      return skippedRows(q.plan());
+    }
+    long n = 0;
+    if (p.nodeName().equals("RowmatchHashAggregate")) {
+      n += p.metrics().get("partialSkippedRows").get().value();
+    }
+    for (org.apache.spark.sql.execution.SparkPlan c : scala.jdk.javaapi.CollectionConverters.asJava(p.children())) {
+      n += skippedRows(c);
+    }
+    return n;
   }
 
   private static String finalPlan(Dataset<Row> df) {

@@ -32,11 +32,18 @@ public final class AggregateSpec implements Serializable {
   public final int batchSize;
   public final long memoryLimit;
   public final String operatorName;
+  /**
+   * A partial aggregate that may stop aggregating when its input reduces too little (see PartialSkipProbe):
+   * rows before the first decision, or 0 when it never skips (a merging or final stage, no keys, or a
+   * function without a pass-through buffer).
+   */
+  public final long skipPartialMinRows;
+  public final double skipPartialRatio;
 
   public AggregateSpec(int[] keyOrdinals, boolean[] keyNormalize, List<FunctionSpec> functions,
       boolean finalResults, int[] outputPick, List<NamedExpression> projection,
       List<Attribute> intermediateAttributes, StructType outputSchema, String timeZone, int batchSize,
-      long memoryLimit, String operatorName) {
+      long memoryLimit, String operatorName, long skipPartialMinRows, double skipPartialRatio) {
     this.keyOrdinals = keyOrdinals;
     this.keyNormalize = keyNormalize;
     this.functions = functions;
@@ -49,6 +56,8 @@ public final class AggregateSpec implements Serializable {
     this.batchSize = batchSize;
     this.memoryLimit = memoryLimit;
     this.operatorName = operatorName;
+    this.skipPartialMinRows = skipPartialMinRows;
+    this.skipPartialRatio = skipPartialRatio;
   }
 
   public boolean keyless() {

@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 
@@ -16,7 +17,7 @@ import org.apache.arrow.vector.ValueVector;
  * first appearance, so every group's first row is appended in group order to {@code values}; when that
  * row does not set the group (a null under ignoreNulls, or valueSet false), the value that later sets it
  * goes to {@code late} (appends only, so variable-width vectors stay valid), and the two are merged once
- * at the end.
+ * at the end. Each batch's first rows are appended together (ArrowAppend), not value by value.
  */
 final class FirstKernel implements AggregateKernel {
   private final FunctionSpec spec;
@@ -29,6 +30,8 @@ final class FirstKernel implements AggregateKernel {
   private int lateCount;
   private boolean[] settled = new boolean[0];
   private int[] lateIndex = new int[0];
+  /** The batch rows that are their group's first row, in group order. */
+  private int[] newGroupRows = new int[0];
 
   FirstKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
     this.spec = spec;
@@ -46,20 +49,27 @@ final class FirstKernel implements AggregateKernel {
     if (values == null) {
       values = FunctionSpec.newVector(spec.resultField, timeZone, allocator);
     }
+    newGroupRows = GrowableState.ensure(heap, newGroupRows, Math.min(rows, groupCount - appended), 0);
+    // Merging Rowmatch's or Spark's partial buffers of rows that all set (the common case): no per-row reads.
+    boolean everyRowSets = valueSet != null && valueSet.getNullCount() == 0
+        && BitVectorHelper.checkAllBitsEqualTo(valueSet.getDataBuffer(), rows, true);
+    int first = appended;
+    int newGroups = 0;
     for (int i = 0; i < rows; i++) {
       int g = groupIds[i];
-      if (g < appended && settled[g]) {
+      if (g < first + newGroups && settled[g]) {
         continue;
       }
       boolean sets;
-      if (valueSet != null) {
+      if (everyRowSets) {
+        sets = true;
+      } else if (valueSet != null) {
         sets = !valueSet.isNull(i) && valueSet.get(i) != 0;
       } else {
         sets = !spec.ignoreNulls || !input.isNull(i);
       }
-      if (g == appended) {
-        values.copyFromSafe(i, appended, input);
-        appended++;
+      if (g == first + newGroups) {
+        newGroupRows[newGroups++] = i; // copied below, all new groups of the batch at once
         settled[g] = sets;
       } else if (sets) {
         if (late == null) {
@@ -70,6 +80,12 @@ final class FirstKernel implements AggregateKernel {
         settled[g] = true;
       }
     }
+    if (!ArrowAppend.append(input, newGroupRows, newGroups, values, first)) {
+      for (int j = 0; j < newGroups; j++) {
+        values.copyFromSafe(newGroupRows[j], first + j, input);
+      }
+    }
+    appended = first + newGroups;
   }
 
   /** The per-group values; handed to the caller, who closes it. */

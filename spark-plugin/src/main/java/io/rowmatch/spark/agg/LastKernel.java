@@ -79,10 +79,16 @@ final class LastKernel implements AggregateKernel {
     if (store == null) {
       store = FunctionSpec.newVector(spec.resultField, timeZone, allocator);
     }
+    int first = stored;
     for (int t = 0; t < touchedCount; t++) {
       int g = touched[t];
-      store.copyFromSafe(lastRow[g], stored, input);
       index[g] = stored++;
+      touched[t] = lastRow[g]; // touched now lists the rows to append, in store order
+    }
+    if (!ArrowAppend.append(input, touched, touchedCount, store, first)) {
+      for (int t = 0; t < touchedCount; t++) {
+        store.copyFromSafe(touched[t], first + t, input);
+      }
     }
     if (stored >= MIN_COMPACT && stored > 2 * groupCount) {
       compact(groupCount);

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.function.LongConsumer;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -30,8 +31,12 @@ import org.apache.spark.util.TaskCompletionListener;
 import io.rowmatch.core.table.GroupTable;
 import io.rowmatch.spark.agg.AggregateKernel;
 import io.rowmatch.spark.agg.AggregateSpec;
+import io.rowmatch.spark.agg.FunctionSpec;
 import io.rowmatch.spark.agg.HeapAccount;
+import io.rowmatch.spark.agg.PartialPassThrough;
+import io.rowmatch.spark.agg.PartialSkipProbe;
 import io.rowmatch.spark.convert.ArrowSchemas;
+import io.rowmatch.spark.convert.RowReadArrowColumnVector;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
@@ -39,9 +44,18 @@ import scala.jdk.javaapi.CollectionConverters;
  * equal, NaNs equal, -0.0 equal 0.0: Spark's grouping after NormalizeNaNAndZero), feeds the group ids to
  * the function kernels, then emits keys and buffers/results in Arrow batches of at most batchSize rows.
  * A global aggregate (no keys) always has exactly one group, even over empty input, as in Spark.
+ *
+ * <p>A partial aggregate whose latest input rows mostly make new groups (PartialSkipProbe) stops
+ * aggregating: it emits the groups built so far, then passes every remaining input batch through as Spark's
+ * partial buffers, one row per input row (PartialPassThrough), keys and shareable columns zero copy. The
+ * final stage merges the repeats, so the answer is the same; a table probe and a value copy per row are
+ * saved where they would reduce nothing.
  */
 public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoCloseable {
   private final AggregateSpec spec;
+  private final Iterator<ColumnarBatch> input;
+  /** Told the number of input rows passed through unaggregated, batch by batch (a SQL metric). */
+  private final LongConsumer skippedRows;
   private final BufferAllocator allocator;
   private final AggregateKernel[] kernels;
   /** The runner's own per-batch arrays, charged to the task's limit like the kernels' state. */
@@ -59,23 +73,41 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   private ColumnarBatch current;
   private boolean closed;
 
-  private HashAggregateRunner(AggregateSpec spec, BufferAllocator allocator) {
+  /** Set once the partial aggregation is abandoned: after the built groups, input passes through. */
+  private boolean passingThrough;
+  private PartialPassThrough passThrough;
+  /** The batch handed out last is a pass-through batch: it shares input vectors, and owns currentOwned. */
+  private boolean currentShares;
+  private final List<FieldVector> currentOwned = new ArrayList<>();
+  private ColumnarBatch pending;
+  private final List<FieldVector> pendingOwned = new ArrayList<>();
+
+  private HashAggregateRunner(AggregateSpec spec, Iterator<ColumnarBatch> input, LongConsumer skippedRows,
+      BufferAllocator allocator) {
     this.spec = spec;
+    this.input = input;
+    this.skippedRows = skippedRows;
     this.allocator = allocator;
     this.kernels = new AggregateKernel[spec.functions.size()];
     this.heap = new HeapAccount(allocator, spec.operatorName);
   }
 
   public static Iterator<ColumnarBatch> run(AggregateSpec spec, Iterator<ColumnarBatch> batches, TaskContext task) {
+    return run(spec, batches, task, n -> { });
+  }
+
+  /** skippedRows: told how many input rows a partial aggregate passed through without aggregating. */
+  public static Iterator<ColumnarBatch> run(AggregateSpec spec, Iterator<ColumnarBatch> batches, TaskContext task,
+      LongConsumer skippedRows) {
     Iterator<ColumnarBatch> input = TestFaults.wrap(batches, task, spec.operatorName); // test-only, off by default
     BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
-    HashAggregateRunner runner = new HashAggregateRunner(spec, allocator);
+    HashAggregateRunner runner = new HashAggregateRunner(spec, input, skippedRows, allocator);
     task.addTaskCompletionListener((TaskCompletionListener) ctx -> runner.close());
     try {
       for (int i = 0; i < runner.kernels.length; i++) {
         runner.kernels[i] = spec.functions.get(i).newKernel(allocator, spec.timeZone);
       }
-      runner.consume(input);
+      runner.consume();
       runner.prepareOutput();
     } catch (OutOfMemoryException e) {
       runner.close();
@@ -84,23 +116,18 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     return runner;
   }
 
-  private void consume(Iterator<ColumnarBatch> input) {
+  /** Interns the input until it ends, or until a partial aggregate decides to pass the rest through. */
+  private void consume() {
     List<ValueVector> keys = new ArrayList<>(spec.keyOrdinals.length);
+    PartialSkipProbe probe = spec.skipPartialMinRows > 0
+        ? new PartialSkipProbe(spec.skipPartialMinRows, spec.skipPartialRatio) : null;
     while (input.hasNext()) {
       ColumnarBatch batch = input.next();
       int rows = batch.numRows();
       if (rows == 0) {
         continue;
       }
-      ValueVector[] columns = new ValueVector[batch.numCols()];
-      for (int c = 0; c < columns.length; c++) {
-        ColumnVector cv = batch.column(c);
-        if (!(cv instanceof ArrowColumnVector)) {
-          throw new IllegalStateException(spec.operatorName + " expects Arrow batches but column " + c + " is a "
-              + cv.getClass().getSimpleName());
-        }
-        columns[c] = ((ArrowColumnVector) cv).getValueVector();
-      }
+      ValueVector[] columns = arrowColumns(batch);
       if (groupIds.length < rows) {
         heap.charge(2L * Integer.BYTES * (rows - groupIds.length)); // groupIds and newGroupRows
         groupIds = new int[rows];
@@ -123,10 +150,66 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       for (AggregateKernel kernel : kernels) {
         kernel.update(columns, rows, groupIds, groupCount);
       }
+      if (probe != null && probe.skipAfter(rows, groupCount)) {
+        passingThrough = true;
+        break;
+      }
     }
     if (spec.keyless()) {
       groupCount = 1;
     }
+  }
+
+  private ValueVector[] arrowColumns(ColumnarBatch batch) {
+    ValueVector[] columns = new ValueVector[batch.numCols()];
+    for (int c = 0; c < columns.length; c++) {
+      ColumnVector cv = batch.column(c);
+      if (!(cv instanceof ArrowColumnVector)) {
+        throw new IllegalStateException(spec.operatorName + " expects Arrow batches but column " + c + " is a "
+            + cv.getClass().getSimpleName());
+      }
+      columns[c] = ((ArrowColumnVector) cv).getValueVector();
+    }
+    return columns;
+  }
+
+  /**
+   * The next non-empty input batch as Spark's partial buffers of each row (keys, then each function's
+   * buffers, picked as the output), or null at the end of the input.
+   */
+  private ColumnarBatch passThroughBatch() {
+    while (input.hasNext()) {
+      ColumnarBatch batch = input.next();
+      int rows = batch.numRows();
+      if (rows == 0) {
+        continue;
+      }
+      ValueVector[] columns = arrowColumns(batch);
+      if (passThrough == null) {
+        passThrough = new PartialPassThrough(allocator, spec.timeZone, heap);
+      }
+      List<FieldVector> columnsOut = new ArrayList<>();
+      for (int k = 0; k < spec.keyOrdinals.length; k++) {
+        ValueVector key = columns[spec.keyOrdinals[k]];
+        if (spec.keyNormalize[k]) {
+          FieldVector normalized = normalizedCopy((FieldVector) key, rows);
+          pendingOwned.add(normalized);
+          columnsOut.add(normalized);
+        } else {
+          columnsOut.add((FieldVector) key);
+        }
+      }
+      for (FunctionSpec f : spec.functions) {
+        passThrough.buffers(f, columns, rows, columnsOut, pendingOwned);
+      }
+      ColumnVector[] out = new ColumnVector[spec.outputPick.length];
+      for (int i = 0; i < out.length; i++) {
+        out[i] = new RowReadArrowColumnVector(columnsOut.get(spec.outputPick[i]));
+      }
+      skippedRows.accept(rows);
+      return new ColumnarBatch(out, rows);
+    }
+    return null;
   }
 
   private GroupTable newTable(List<ValueVector> keys) {
@@ -238,6 +321,22 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     if (outputSources != null && emitted < groupCount) {
       return true;
     }
+    if (passingThrough) {
+      if (pending != null) {
+        return true;
+      }
+      releaseGroups(); // every built group is out: the table and kernels are no longer needed
+      releaseCurrent(); // the input iterator may reuse the vectors the last batch shared
+      try {
+        pending = passThroughBatch();
+      } catch (OutOfMemoryException e) {
+        close();
+        throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
+      }
+      if (pending != null) {
+        return true;
+      }
+    }
     close();
     return false;
   }
@@ -248,13 +347,21 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       throw new NoSuchElementException();
     }
     releaseCurrent();
+    if (pending != null) {
+      current = pending;
+      pending = null;
+      currentShares = true;
+      currentOwned.addAll(pendingOwned);
+      pendingOwned.clear();
+      return current;
+    }
     int length = Math.min(spec.batchSize, groupCount - emitted);
     ColumnVector[] columns = new ColumnVector[outputSources.length];
     try {
       for (int i = 0; i < columns.length; i++) {
         TransferPair pair = outputSources[i].getTransferPair(allocator);
         pair.splitAndTransfer(emitted, length);
-        columns[i] = new ArrowColumnVector(pair.getTo());
+        columns[i] = new RowReadArrowColumnVector(pair.getTo());
       }
     } catch (OutOfMemoryException e) {
       for (ColumnVector c : columns) {
@@ -271,8 +378,41 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
 
   private void releaseCurrent() {
     if (current != null) {
-      current.close();
+      if (!currentShares) {
+        current.close();
+      } else {
+        // A pass-through batch shares the input's vectors: close only the columns made here.
+        for (FieldVector v : currentOwned) {
+          v.close();
+        }
+        currentOwned.clear();
+      }
       current = null;
+      currentShares = false;
+    }
+  }
+
+  /** Releases the table, the kernels and the group output columns (all groups emitted, or closing). */
+  private void releaseGroups() {
+    outputSources = null;
+    for (FieldVector v : owned) {
+      v.close();
+    }
+    owned.clear();
+    intermediate.clear();
+    if (projected != null) {
+      projected.close();
+      projected = null;
+    }
+    for (int i = 0; i < kernels.length; i++) {
+      if (kernels[i] != null) {
+        kernels[i].close();
+        kernels[i] = null;
+      }
+    }
+    if (table != null) {
+      table.close();
+      table = null;
     }
   }
 
@@ -283,24 +423,12 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     }
     closed = true;
     releaseCurrent();
-    for (FieldVector v : owned) {
+    pending = null; // its shared columns belong to the input; its own ones are in pendingOwned
+    for (FieldVector v : pendingOwned) {
       v.close();
     }
-    owned.clear();
-    intermediate.clear();
-    if (projected != null) {
-      projected.close();
-      projected = null;
-    }
-    for (AggregateKernel kernel : kernels) {
-      if (kernel != null) {
-        kernel.close();
-      }
-    }
-    if (table != null) {
-      table.close();
-      table = null;
-    }
+    pendingOwned.clear();
+    releaseGroups();
     heap.close();
   }
 }

@@ -55,6 +55,7 @@ import org.apache.spark.sql.types.TimestampType;
 
 import io.rowmatch.spark.agg.AggregateSpec;
 import io.rowmatch.spark.agg.FunctionSpec;
+import io.rowmatch.spark.agg.PartialPassThrough;
 import io.rowmatch.spark.config.RowmatchConf;
 import io.rowmatch.spark.convert.ArrowSchemas;
 import scala.jdk.javaapi.CollectionConverters;
@@ -283,9 +284,18 @@ public final class AggregatePlanner {
           org.apache.spark.sql.types.Metadata.empty()));
     }
     StructType outputSchema = new StructType(outFields.toArray(new StructField[0]));
+    // A partial stage (raw rows in, buffers out to a later merge) may pass rows through unaggregated. A
+    // keyless aggregate has one group, so nothing to skip; no functions means distinct's partial half.
+    boolean partialStage = mode == null ? !agg.requiredChildDistributionExpressions().isDefined()
+        : mode.equals(Partial$.MODULE$);
+    boolean mayPassThrough = conf.skipPartialEnabled() && partialStage && !grouping.isEmpty() && pick != null;
+    for (FunctionSpec f : functions) {
+      mayPassThrough &= PartialPassThrough.supports(f);
+    }
     return new AggregateSpec(keyOrdinals, keyNormalize, functions, finalResults, pick,
         pick == null ? new ArrayList<>(result) : null, new ArrayList<>(intermediate), outputSchema,
-        conf.sessionTimeZone(), conf.batchSize(), conf.memoryLimitBytes(), "RowmatchHashAggregate");
+        conf.sessionTimeZone(), conf.batchSize(), conf.memoryLimitBytes(), "RowmatchHashAggregate",
+        mayPassThrough ? conf.skipPartialMinRows() : 0, conf.skipPartialRatio());
   }
 
   /** Output as a pick of intermediate columns when every result is a column or an alias of one. */

@@ -43,7 +43,8 @@ case class RowmatchHashAggregateExec(
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
-    "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"))
+    "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"),
+    "partialSkippedRows" -> SQLMetrics.createMetric(sparkContext, "partial aggregation skipped rows"))
 
   override protected def doExecute(): RDD[InternalRow] =
     throw new IllegalStateException(s"$nodeName is columnar; Spark should have added ColumnarToRowExec")
@@ -52,8 +53,9 @@ case class RowmatchHashAggregateExec(
     val s = spec
     val rows = longMetric("numOutputRows")
     val batches = longMetric("numOutputBatches")
+    val skipped = longMetric("partialSkippedRows")
     child.executeColumnar().mapPartitions { input =>
-      HashAggregateRunner.run(s, input.asJava, TaskContext.get()).asScala.map { b =>
+      HashAggregateRunner.run(s, input.asJava, TaskContext.get(), (n: Long) => skipped += n).asScala.map { b =>
         rows += b.numRows()
         batches += 1
         b

@@ -18,6 +18,30 @@ class RowmatchConfTest {
     assertEquals(8192, c.batchSize());
     assertEquals(2L << 30, c.memoryLimitBytes());
     assertFalse(c.explainFallback());
+    assertFalse(c.skipPartialEnabled());
+    assertEquals(262_144L, c.skipPartialMinRows());
+    assertEquals(0.8, c.skipPartialRatio());
+  }
+
+  @Test
+  void parsesSkipPartialSettings() {
+    SQLConf sql = new SQLConf();
+    sql.setConfString(RowmatchConf.SKIP_PARTIAL_ENABLED, "true");
+    sql.setConfString(RowmatchConf.SKIP_PARTIAL_MIN_ROWS, "1000");
+    sql.setConfString(RowmatchConf.SKIP_PARTIAL_RATIO, "0.5");
+    RowmatchConf c = RowmatchConf.from(sql);
+    assertTrue(c.skipPartialEnabled());
+    assertEquals(1000L, c.skipPartialMinRows());
+    assertEquals(0.5, c.skipPartialRatio());
+    for (String[] bad : new String[][] {{RowmatchConf.SKIP_PARTIAL_MIN_ROWS, "0"},
+        {RowmatchConf.SKIP_PARTIAL_MIN_ROWS, "many"}, {RowmatchConf.SKIP_PARTIAL_RATIO, "1.5"},
+        {RowmatchConf.SKIP_PARTIAL_RATIO, "-0.1"}, {RowmatchConf.SKIP_PARTIAL_RATIO, "NaN"},
+        {RowmatchConf.SKIP_PARTIAL_ENABLED, "maybe"}}) {
+      SQLConf s = new SQLConf();
+      s.setConfString(bad[0], bad[1]);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RowmatchConf.from(s));
+      assertTrue(e.getMessage().contains(bad[0]), e.getMessage());
+    }
   }
 
   @Test
