@@ -1,6 +1,8 @@
 package io.rowmatch.core.table;
 
 import io.rowmatch.core.MultiColumnComparator;
+import io.rowmatch.core.compare.ColumnKind;
+import io.rowmatch.core.compare.ColumnLayout;
 import io.rowmatch.core.hash.RowHasher;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -42,6 +44,8 @@ public final class GroupTable implements AutoCloseable {
   private final boolean mayBeSelfUnequal;
   private final KeyColumns keys;
   private final HashSlots slots;
+  /** One integral key column where null never matches: lookups take {@link FixedKeyLookup}'s fused loop. */
+  private final boolean fixedKey;
   private int groupCount;
   private String brokenBy;
   private boolean closed;
@@ -84,6 +88,8 @@ public final class GroupTable implements AutoCloseable {
     }
     this.keys = k;
     this.slots = s;
+    this.fixedKey = keyFields.size() == 1
+        && FixedKeyLookup.applies(ColumnKind.of(k.vectors().get(0), "key column 0"), nullsEqual[0]);
   }
 
   private void closeQuietly(KeyColumns k, HashSlots s) {
@@ -138,6 +144,10 @@ public final class GroupTable implements AutoCloseable {
     }
     if (groupCount == 0) {
       java.util.Arrays.fill(groupIds, 0, rowCount, -1);
+      return;
+    }
+    if (fixedKey && FixedKeyLookup.lookup(ColumnLayout.of(batchKeys.get(0), "key column 0 (probe)"),
+        ColumnLayout.of(keys.vectors().get(0), "key column 0 (table)"), slots, hashOverride, rowCount, groupIds)) {
       return;
     }
     hashRows(batchKeys, rowCount, own);

@@ -8,6 +8,8 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.NullVector;
+import io.rowmatch.core.compare.ColumnKind;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -220,6 +222,69 @@ class JoinTableTest {
       assertEquals(List.of(2, 2, 0), List.of(br[0], br[1], br[2]));
       assertEquals(1, t.unmatchedBuildRows(0, br));
       assertEquals(1, br[0]);
+    }
+  }
+
+  /**
+   * One integral key column with nulls never equal takes FixedKeyLookup's fused loop: every such type, with
+   * the real hash and with forced collisions (all rows in one probe chain, or eight), against nested loops.
+   */
+  @Test
+  void singleIntegralKeyFusedLookupMatchesNestedLoops() {
+    long seed = 7000;
+    int covered = 0;
+    for (Field f : KeyTypes.all()) {
+      int kind;
+      try (FieldVector v = f.createVector(root)) {
+        kind = ColumnKind.of(v, "k");
+      }
+      if (!FixedKeyLookup.applies(kind, false)) {
+        continue;
+      }
+      covered++;
+      for (LongUnaryOperator hash : new LongUnaryOperator[] {null, h -> 0L, h -> h & 7}) {
+        differential(List.of(f), false, false, seed++, 5, 7, hash);
+        differential(List.of(f), false, true, seed++, 300, 64, hash);
+      }
+    }
+    assertTrue(covered >= 2, "bigint and int keys at least; got " + covered);
+  }
+
+  /** A probe column of NullVector (Spark's NULL literal key) against an integral table: nothing matches. */
+  @Test
+  void nullVectorProbeOfAnIntegralTableMatchesNothing() {
+    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+        new boolean[] {false}, "n"); BigIntVector b = longs(0, 1, 2); NullVector p = new NullVector("p", 4)) {
+      t.addBatch(List.of(b), 3);
+      t.finish();
+      JoinProbe probe = t.newProbe();
+      probe.lookup(List.of(p), 4);
+      for (int i = 0; i < 4; i++) {
+        assertFalse(probe.hasMatch(i));
+      }
+      assertEquals(0, probe.nextPairs(new int[4], new int[4]));
+    }
+  }
+
+  /** The fused loop reads the probe batch's rows, not its first rows, when a vector is a slice. */
+  @Test
+  void slicedIntegralProbeColumn() {
+    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+        new boolean[] {false}, "s"); BigIntVector b = longs(10, 11, 12); BigIntVector whole = longs(1, 2, 12, 10, 3)) {
+      t.addBatch(List.of(b), 3);
+      t.finish();
+      org.apache.arrow.vector.util.TransferPair tp = whole.getTransferPair(root);
+      tp.splitAndTransfer(2, 3);
+      try (BigIntVector slice = (BigIntVector) tp.getTo()) {
+        JoinProbe probe = t.newProbe();
+        probe.lookup(List.of(slice), 3);
+        int[] pr = new int[4];
+        int[] br = new int[4];
+        assertEquals(2, probe.nextPairs(pr, br));
+        assertEquals(List.of(0, 1), List.of(pr[0], pr[1]));
+        assertEquals(List.of(2, 0), List.of(br[0], br[1]));
+        assertFalse(probe.hasMatch(2));
+      }
     }
   }
 
