@@ -147,7 +147,7 @@ public final class GroupTable implements AutoCloseable {
       return;
     }
     if (fixedKey && FixedKeyLookup.lookup(ColumnLayout.of(batchKeys.get(0), "key column 0 (probe)"),
-        ColumnLayout.of(keys.vectors().get(0), "key column 0 (table)"), slots, hashOverride, rowCount, groupIds)) {
+        ColumnLayout.of(keys.vectors().get(0), "key column 0 (table)"), slots, hashOverride, rowCount, groupIds, own)) {
       return;
     }
     hashRows(batchKeys, rowCount, own);
