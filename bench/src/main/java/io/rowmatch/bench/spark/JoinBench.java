@@ -49,6 +49,7 @@ public final class JoinBench {
         .config("spark.sql.broadcastTimeout", "1200")
         .getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
+    spark.sparkContext().addSparkListener(TASK_CPU);
     try {
       File buildDir = new File(dataDir, "build-" + build);
       File probeDir = new File(dataDir, "probe-" + probe + "-over-" + build);
@@ -68,6 +69,9 @@ public final class JoinBench {
       lines.add("| join (build " + build + " x probe " + probe + " rows, local[2]) | vanilla median s"
           + " | rowmatch median s | vanilla / rowmatch |");
       lines.add("|---|---|---|---|");
+      List<String> cpuLines = new ArrayList<>();
+      cpuLines.add("| join, task CPU time (sum over tasks) | vanilla median s | rowmatch median s | vanilla / rowmatch |");
+      cpuLines.add("|---|---|---|---|");
       if (selected(cases, "scan")) {
         lines.add(scanAndShuffle(spark, b, p, reps));
       }
@@ -86,6 +90,8 @@ public final class JoinBench {
           };
           double[] vanilla = new double[reps];
           double[] ours = new double[reps];
+          double[] vanillaCpu = new double[reps];
+          double[] oursCpu = new double[reps];
           lastCount = -1;
           if (runVanilla) {
             run(spark, q, false);
@@ -95,31 +101,69 @@ public final class JoinBench {
           }
           for (int r = 0; r < reps; r++) {
             vanilla[r] = runVanilla ? run(spark, q, false) : Double.NaN;
+            vanillaCpu[r] = runVanilla ? lastCpuSeconds : Double.NaN;
             ours[r] = runOurs ? run(spark, q, true) : Double.NaN;
-            System.out.printf(Locale.ROOT, "%s rep %d: vanilla %.2f s, rowmatch %.2f s%n", name, r, vanilla[r],
-                ours[r]);
+            oursCpu[r] = runOurs ? lastCpuSeconds : Double.NaN;
+            System.out.printf(Locale.ROOT, "%s rep %d: vanilla %.2f s (task CPU %.2f s), rowmatch %.2f s (task CPU %.2f s)%n",
+                name, r, vanilla[r], vanillaCpu[r], ours[r], oursCpu[r]);
           }
           double mv = median(vanilla);
           double mo = median(ours);
           lines.add(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2fx |", name, mv, mo, mv / mo));
+          double cv = median(vanillaCpu);
+          double co = median(oursCpu);
+          cpuLines.add(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2fx |", name, cv, co, cv / co));
         }
       }
       System.out.println();
       lines.forEach(System.out::println);
+      System.out.println();
+      cpuLines.forEach(System.out::println);
     } finally {
       spark.stop();
     }
   }
 
   private static long lastCount = -1;
+  private static double lastCpuSeconds;
+
+  /**
+   * Sums the executor CPU time of every finished task: on a machine shared with other work, wall time also
+   * counts the time a task waited for a core, CPU time mostly does not.
+   */
+  private static final class TaskCpu extends org.apache.spark.scheduler.SparkListener {
+    private final java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+
+    @Override
+    public void onTaskEnd(org.apache.spark.scheduler.SparkListenerTaskEnd end) {
+      if (end.taskMetrics() != null) {
+        nanos.addAndGet(end.taskMetrics().executorCpuTime());
+      }
+    }
+  }
+
+  private static final TaskCpu TASK_CPU = new TaskCpu();
+
+  /** Task-end events reach listeners asynchronously: wait for them before reading the CPU sum. */
+  private static void drainListeners(SparkSession spark) {
+    try {
+      spark.sparkContext().listenerBus().waitUntilEmpty();
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("Spark's listener bus did not drain", e);
+    }
+  }
 
   private static double run(SparkSession spark, java.util.function.Function<SparkSession, Dataset<Row>> query,
       boolean rowmatch) {
     spark.conf().set("spark.rowmatch.enabled", Boolean.toString(rowmatch));
     Dataset<Row> df = query.apply(spark);
+    drainListeners(spark);
+    long cpu0 = TASK_CPU.nanos.get();
     long t0 = System.nanoTime();
     long count = df.javaRDD().count();
     double seconds = (System.nanoTime() - t0) / 1e9;
+    drainListeners(spark);
+    lastCpuSeconds = (TASK_CPU.nanos.get() - cpu0) / 1e9;
     String plan = df.queryExecution().executedPlan().treeString();
     if (Boolean.getBoolean("joinbench.explain")) {
       System.out.println((rowmatch ? "rowmatch" : "vanilla") + " plan:\n" + plan);
