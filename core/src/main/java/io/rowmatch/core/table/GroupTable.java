@@ -154,6 +154,12 @@ public final class GroupTable implements AutoCloseable {
     findExisting(batchKeys, rowCount, groupIds, own);
   }
 
+  /** Checks a probe batch against the key schema as {@link #lookup} does, for lookups that bypass the hash. */
+  void checkKeys(List<? extends ValueVector> batchKeys, int rowCount) {
+    checkUsable();
+    keys.check(batchKeys, rowCount, "table '" + name + "'");
+  }
+
   private void hashRows(List<? extends ValueVector> batchKeys, int rowCount, ProbeScratch s) {
     s.ensure(rowCount);
     long[] hashes = s.hashes;
