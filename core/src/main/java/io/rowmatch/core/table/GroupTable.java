@@ -1,6 +1,8 @@
 package io.rowmatch.core.table;
 
 import io.rowmatch.core.MultiColumnComparator;
+import io.rowmatch.core.compare.ColumnKind;
+import io.rowmatch.core.compare.ColumnLayout;
 import io.rowmatch.core.hash.RowHasher;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -42,6 +44,8 @@ public final class GroupTable implements AutoCloseable {
   private final boolean mayBeSelfUnequal;
   private final KeyColumns keys;
   private final HashSlots slots;
+  /** One integral key column where null never matches: lookups take {@link FixedKeyLookup}'s fused loop. */
+  private final boolean fixedKey;
   private int groupCount;
   private String brokenBy;
   private boolean closed;
@@ -84,6 +88,8 @@ public final class GroupTable implements AutoCloseable {
     }
     this.keys = k;
     this.slots = s;
+    this.fixedKey = keyFields.size() == 1
+        && FixedKeyLookup.applies(ColumnKind.of(k.vectors().get(0), "key column 0"), nullsEqual[0]);
   }
 
   private void closeQuietly(KeyColumns k, HashSlots s) {
@@ -140,8 +146,18 @@ public final class GroupTable implements AutoCloseable {
       java.util.Arrays.fill(groupIds, 0, rowCount, -1);
       return;
     }
+    if (fixedKey && FixedKeyLookup.lookup(ColumnLayout.of(batchKeys.get(0), "key column 0 (probe)"),
+        ColumnLayout.of(keys.vectors().get(0), "key column 0 (table)"), slots, hashOverride, rowCount, groupIds, own)) {
+      return;
+    }
     hashRows(batchKeys, rowCount, own);
     findExisting(batchKeys, rowCount, groupIds, own);
+  }
+
+  /** Checks a probe batch against the key schema as {@link #lookup} does, for lookups that bypass the hash. */
+  void checkKeys(List<? extends ValueVector> batchKeys, int rowCount) {
+    checkUsable();
+    keys.check(batchKeys, rowCount, "table '" + name + "'");
   }
 
   private void hashRows(List<? extends ValueVector> batchKeys, int rowCount, ProbeScratch s) {

@@ -1,5 +1,6 @@
 package io.rowmatch.core.table;
 
+import io.rowmatch.core.compare.ColumnLayout;
 import org.apache.arrow.vector.ValueVector;
 
 import java.util.List;
@@ -43,7 +44,13 @@ public final class JoinProbe {
       matchStart = new int[n];
       matchEnd = new int[n];
     }
-    table.keys().lookup(probeKeys, rowCount, groupOf, scratch);
+    DenseKeyIndex dense = table.dense();
+    if (dense != null) {
+      table.keys().checkKeys(probeKeys, rowCount);
+      dense.lookup(ColumnLayout.of(probeKeys.get(0), "key column 0 (probe)"), rowCount, groupOf);
+    } else {
+      table.keys().lookup(probeKeys, rowCount, groupOf, scratch);
+    }
     this.rowCount = rowCount;
     // One pass of independent random reads (matched flags, group ranges), which the CPU overlaps well.
     for (int i = 0; i < rowCount; i++) {

@@ -45,6 +45,10 @@ public final class JoinTable implements AutoCloseable {
   private final String name;
   private final BufferAllocator allocator;
   private final GroupTable keys;
+  /** One integral key where null never matches, real hashes: finish() may add a {@link DenseKeyIndex}. */
+  private final boolean denseCandidate;
+  /** After finish, when the keys span a small range: probes look keys up here instead of hashing. */
+  private DenseKeyIndex dense;
   /** Per build row: its key's group id (freed at finish when every build key is unique). */
   private ArrowInts groupOfRow;
   private int buildRows;
@@ -76,6 +80,9 @@ public final class JoinTable implements AutoCloseable {
       throw new IllegalArgumentException("allocator must not be null");
     }
     this.name = name == null ? "join table" : name;
+    // Tests that force hash collisions (hashOverride) mean to exercise the hash path: no dense index then.
+    this.denseCandidate = hashOverride == null && keyFields != null && keyFields.size() == 1 && nullsEqual != null
+        && nullsEqual.length == 1 && !nullsEqual[0];
     this.allocator = allocator.newChildAllocator(this.name, 0, Long.MAX_VALUE);
     GroupTable k = null;
     try {
@@ -137,6 +144,9 @@ public final class JoinTable implements AutoCloseable {
     int groups = keys.groupCount();
     int rows = buildRows;
     try {
+      if (denseCandidate) {
+        dense = DenseKeyIndex.tryBuild(allocator, keys.keyColumns().get(0), groups);
+      }
       matched = allocator.buffer(Math.max(1, groups));
       matched.setZero(0, matched.capacity());
       if (groups == rows) {
@@ -244,6 +254,11 @@ public final class JoinTable implements AutoCloseable {
     return keys;
   }
 
+  /** The direct-address index, or null when probes hash. */
+  DenseKeyIndex dense() {
+    return dense;
+  }
+
   private int groupOfRow(int row) {
     return uniqueKeys ? row : groupOfRow.get(row);
   }
@@ -290,6 +305,9 @@ public final class JoinTable implements AutoCloseable {
     }
     closed = true;
     keys.close();
+    if (dense != null) {
+      dense.close();
+    }
     if (groupOfRow != null) {
       groupOfRow.close();
     }

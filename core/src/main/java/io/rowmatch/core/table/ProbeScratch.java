@@ -8,6 +8,9 @@ package io.rowmatch.core.table;
  */
 final class ProbeScratch {
   long[] hashes = new long[0];
+  /** FixedKeyLookup: each row's home slot entry and the stored key it names. */
+  long[] entries = new long[0];
+  long[] storedValues = new long[0];
   int[] tags = new int[0];
   int[] candRows = new int[0];
   int[] candGroups = new int[0];
@@ -22,6 +25,8 @@ final class ProbeScratch {
     }
     int n = Math.max(rows, Math.min(Integer.MAX_VALUE - 8, hashes.length * 2));
     hashes = new long[n];
+    entries = new long[n];
+    storedValues = new long[n];
     tags = new int[n];
     candRows = new int[n];
     candGroups = new int[n];

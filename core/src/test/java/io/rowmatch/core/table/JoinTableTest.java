@@ -8,6 +8,8 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.NullVector;
+import io.rowmatch.core.compare.ColumnKind;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -221,6 +223,136 @@ class JoinTableTest {
       assertEquals(1, t.unmatchedBuildRows(0, br));
       assertEquals(1, br[0]);
     }
+  }
+
+  /**
+   * One integral key column with nulls never equal takes FixedKeyLookup's fused loop: every such type, with
+   * the real hash and with forced collisions (all rows in one probe chain, or eight), against nested loops.
+   */
+  @Test
+  void singleIntegralKeyFusedLookupMatchesNestedLoops() {
+    long seed = 7000;
+    int covered = 0;
+    for (Field f : KeyTypes.all()) {
+      int kind;
+      try (FieldVector v = f.createVector(root)) {
+        kind = ColumnKind.of(v, "k");
+      }
+      if (!FixedKeyLookup.applies(kind, false)) {
+        continue;
+      }
+      covered++;
+      for (LongUnaryOperator hash : new LongUnaryOperator[] {null, h -> 0L, h -> h & 7}) {
+        differential(List.of(f), false, false, seed++, 5, 7, hash);
+        differential(List.of(f), false, true, seed++, 300, 64, hash);
+      }
+    }
+    assertTrue(covered >= 2, "bigint and int keys at least; got " + covered);
+  }
+
+  /**
+   * A probe column of NullVector (Spark's NULL literal key) against an integral table, dense-indexed or hashed:
+   * nothing matches.
+   */
+  @Test
+  void nullVectorProbeOfAnIntegralTableMatchesNothing() {
+    for (long third : new long[] {2, 1L << 40}) {
+      try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+          new boolean[] {false}, "n"); BigIntVector b = longs(0, 1, third); NullVector p = new NullVector("p", 4)) {
+        t.addBatch(List.of(b), 3);
+        t.finish();
+        assertEquals(third == 2, t.dense() != null);
+        JoinProbe probe = t.newProbe();
+        probe.lookup(List.of(p), 4);
+        for (int i = 0; i < 4; i++) {
+          assertFalse(probe.hasMatch(i));
+        }
+        assertEquals(0, probe.nextPairs(new int[4], new int[4]));
+      }
+    }
+  }
+
+  /** Both integral lookups read the probe batch's rows, not its buffer's first rows, when a vector is a slice. */
+  @Test
+  void slicedIntegralProbeColumn() {
+    for (long third : new long[] {12, 1L << 40}) {
+      try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+          new boolean[] {false}, "s"); BigIntVector b = longs(10, 11, third);
+          BigIntVector whole = longs(1, 2, third, 10, 3)) {
+        t.addBatch(List.of(b), 3);
+        t.finish();
+        assertEquals(third == 12, t.dense() != null);
+        org.apache.arrow.vector.util.TransferPair tp = whole.getTransferPair(root);
+        tp.splitAndTransfer(2, 3);
+        try (BigIntVector slice = (BigIntVector) tp.getTo()) {
+          JoinProbe probe = t.newProbe();
+          probe.lookup(List.of(slice), 3);
+          int[] pr = new int[4];
+          int[] br = new int[4];
+          assertEquals(2, probe.nextPairs(pr, br));
+          assertEquals(List.of(0, 1), List.of(pr[0], pr[1]));
+          assertEquals(List.of(2, 0), List.of(br[0], br[1]));
+          assertFalse(probe.hasMatch(2));
+        }
+      }
+    }
+  }
+
+  /**
+   * The dense index against a boxed reference, at the edges of the long and int ranges (where value - min
+   * would wrap), with nulls on both sides, duplicate build keys, and ranges just inside and outside its limit.
+   */
+  @Test
+  void denseIndexAtTheEdgesOfTheValueRange() {
+    long[][] buildSets = {
+        {Long.MAX_VALUE, Long.MAX_VALUE - 3, Long.MAX_VALUE - 1, Long.MAX_VALUE},
+        {Long.MIN_VALUE, Long.MIN_VALUE + 2, Long.MIN_VALUE + 1},
+        {-2, -1, 0, 1, 5, 5, 7},
+        {0, 1, 2, 3, 4, 5, 6, 100}, // span 100 > 4 x 8 keys: hashed
+    };
+    long[] probeValues = {Long.MIN_VALUE, Long.MIN_VALUE + 1, Long.MIN_VALUE + 2, -2, -1, 0, 1, 3, 5, 6, 7, 8, 100,
+        Long.MAX_VALUE - 3, Long.MAX_VALUE - 2, Long.MAX_VALUE - 1, Long.MAX_VALUE, Integer.MAX_VALUE};
+    for (long[] buildValues : buildSets) {
+      try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+          new boolean[] {false}, "d"); BigIntVector b = longs(buildValues); BigIntVector p = longs(probeValues)) {
+        b.setNull(1); // a null build key never matches
+        p.setNull(0);
+        t.addBatch(List.of(b), buildValues.length);
+        t.finish();
+        assertEquals(buildValues[buildValues.length - 1] != 100, t.dense() != null, Arrays.toString(buildValues));
+        JoinProbe probe = t.newProbe();
+        probe.lookup(List.of(p), probeValues.length);
+        for (int i = 0; i < probeValues.length; i++) {
+          int want = 0;
+          for (int r = 0; r < buildValues.length; r++) {
+            want += i != 0 && r != 1 && buildValues[r] == probeValues[i] ? 1 : 0;
+          }
+          assertEquals(want, probe.matchCount(i), Arrays.toString(buildValues) + " probe " + probeValues[i]);
+        }
+      }
+    }
+    // Int keys at the int edges (sign-extended, never wrapped).
+    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.leaf("i", new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true))),
+        new boolean[] {false}, new boolean[] {false}, "i"); IntVector b = ints(Integer.MIN_VALUE, Integer.MIN_VALUE + 1);
+        IntVector p = ints(Integer.MAX_VALUE, Integer.MIN_VALUE, 0, Integer.MIN_VALUE + 1)) {
+      t.addBatch(List.of(b), 2);
+      t.finish();
+      assertTrue(t.dense() != null);
+      JoinProbe probe = t.newProbe();
+      probe.lookup(List.of(p), 4);
+      assertEquals(List.of(false, true, false, true),
+          List.of(probe.hasMatch(0), probe.hasMatch(1), probe.hasMatch(2), probe.hasMatch(3)));
+    }
+  }
+
+  private IntVector ints(int... values) {
+    IntVector v = new IntVector("i", root);
+    v.allocateNew(values.length);
+    for (int i = 0; i < values.length; i++) {
+      v.set(i, values[i]);
+    }
+    v.setValueCount(values.length);
+    return v;
   }
 
   private BigIntVector longs(long... values) {

@@ -18,13 +18,16 @@ import java.util.List;
  * at given row indices (-1, or no index array at all, for the null-padded side of an outer join). Fresh
  * vectors per batch (the consumer reads a batch before asking for the next; the previous one is released
  * then), filled column by column: buffer to buffer for fixed and variable width ({@link ArrowGather}),
- * with Arrow's copyFromSafe for the rest (booleans).
+ * with Arrow's copyFromSafe for the rest (booleans). One per task: it keeps scratch arrays between batches.
  */
 public final class JoinOutput {
   private final List<Field> fields = new ArrayList<>();
   /** Per output column: true when it comes from the probe side; and its ordinal in that side's columns. */
   private final boolean[] fromProbe;
   private final int[] ordinal;
+  /** Scratch for variable-width gathers (value starts and lengths), grown to the largest batch. */
+  private int[] starts = new int[0];
+  private int[] lengths = new int[0];
 
   public JoinOutput(JoinSpec spec) {
     StructType left = spec.leftSchema;
@@ -63,13 +66,17 @@ public final class JoinOutput {
   public ColumnarBatch gather(ValueVector[] probe, int[] probeRows, List<FieldVector> build, int[] buildRows,
       int count, BufferAllocator allocator) {
     ColumnVector[] out = new ColumnVector[fields.size()];
+    if (starts.length < count) {
+      starts = new int[count];
+      lengths = new int[count];
+    }
     try {
       for (int c = 0; c < out.length; c++) {
         FieldVector v = fields.get(c).createVector(allocator);
         out[c] = new ArrowColumnVector(v);
         int[] rows = fromProbe[c] ? probeRows : buildRows;
         ValueVector src = rows == null ? null : fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]);
-        if (src == null || !ArrowGather.gather(src, rows, v, count)) {
+        if (src == null || !ArrowGather.gather(src, rows, v, count, starts, lengths)) {
           v.setInitialCapacity(Math.max(count, 1));
           v.allocateNew();
           if (src != null) {
