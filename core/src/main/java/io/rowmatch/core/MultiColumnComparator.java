@@ -125,7 +125,7 @@ public final class MultiColumnComparator implements AutoCloseable {
     // checked at build) and changes no answer; only the order of the work differs.
     boolean equal = true;
     for (ColumnPair p : fixedColumns) {
-      equal &= PairEquality.fixedEqual(p, leftRow, rightRow);
+      equal &= PairEquality.equal(p, leftRow, rightRow);
     }
     if (!equal) {
       return false;

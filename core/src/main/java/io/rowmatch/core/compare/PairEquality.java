@@ -18,35 +18,6 @@ public final class PairEquality {
   }
 
   /**
-   * Fixed-width kinds only ({@link ColumnKind#BIT} to {@link ColumnKind#FLOAT64}, never a NullVector side):
-   * both values are read whatever their validity and combined with it without a branch. A null key then
-   * costs no mispredicted branch, and the loads of the next columns are not held behind one. Reading
-   * under a null slot is safe: build checked that the data buffers cover every row.
-   */
-  public static boolean fixedEqual(ColumnPair p, int l, int r) {
-    boolean lv = p.lValidity == 0 || RawMemory.bit(p.lValidity, l);
-    boolean rv = p.rValidity == 0 || RawMemory.bit(p.rValidity, r);
-    boolean same;
-    switch (p.kind) {
-      case ColumnKind.FIXED4:
-        same = RawMemory.getInt(p.lData + 4L * l) == RawMemory.getInt(p.rData + 4L * r);
-        break;
-      case ColumnKind.FIXED8:
-        same = RawMemory.getLong(p.lData + 8L * l) == RawMemory.getLong(p.rData + 8L * r);
-        break;
-      case ColumnKind.FLOAT64: {
-        double a = Double.longBitsToDouble(RawMemory.getLong(p.lData + 8L * l));
-        double b = Double.longBitsToDouble(RawMemory.getLong(p.rData + 8L * r));
-        same = (a == b) | (p.nansEqual & a != a & b != b);
-        break;
-      }
-      default:
-        same = valuesEqual(p, l, r);
-    }
-    return (lv & rv & same) | (p.nullsEqual & !lv & !rv);
-  }
-
-  /**
    * The values at two valid rows. The kinds Spark keys use most are here; the rest live in
    * {@link #otherValuesEqual} so that this method stays small enough for the JIT to inline into the
    * row loop (HotSpot refuses hot methods over 325 bytes of bytecode).
