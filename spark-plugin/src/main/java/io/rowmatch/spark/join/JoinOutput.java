@@ -1,12 +1,12 @@
 package io.rowmatch.spark.join;
 
 import io.rowmatch.spark.convert.ArrowSchemas;
+import io.rowmatch.spark.convert.RowReadArrowColumnVector;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
@@ -66,6 +66,7 @@ public final class JoinOutput {
   public ColumnarBatch gather(ValueVector[] probe, int[] probeRows, List<FieldVector> build, int[] buildRows,
       int count, BufferAllocator allocator) {
     ColumnVector[] out = new ColumnVector[fields.size()];
+    FieldVector[] made = new FieldVector[out.length];
     if (starts.length < count) {
       starts = new int[count];
       lengths = new int[count];
@@ -73,7 +74,7 @@ public final class JoinOutput {
     try {
       for (int c = 0; c < out.length; c++) {
         FieldVector v = fields.get(c).createVector(allocator);
-        out[c] = new ArrowColumnVector(v);
+        made[c] = v;
         int[] rows = fromProbe[c] ? probeRows : buildRows;
         ValueVector src = rows == null ? null : fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]);
         if (src == null || !ArrowGather.gather(src, rows, v, count, starts, lengths)) {
@@ -88,11 +89,14 @@ public final class JoinOutput {
           }
         }
         v.setValueCount(count);
+        // Wrapped once filled: the row reader checks the finished buffers once, then Spark's ColumnarToRow
+        // reads each value by address instead of through Arrow's checked accessors.
+        out[c] = new RowReadArrowColumnVector(v);
       }
     } catch (RuntimeException | Error e) {
-      for (ColumnVector cv : out) {
-        if (cv != null) {
-          cv.close();
+      for (FieldVector v : made) {
+        if (v != null) {
+          v.close();
         }
       }
       throw e;
