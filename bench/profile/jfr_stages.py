@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 import sys, re, collections
+from jfr_samples import read_samples
 # Usage: jfr print --stack-depth 200 --events jdk.ExecutionSample join.jfr > join.txt; python3 jfr_stages.py join.txt
 # Splits executor-thread samples of a RowmatchHashJoin query into stages: each sample goes to the
 # innermost frame that names a stage (so shuffle reads inside the build count as shuffle reads).
@@ -15,19 +16,7 @@ stages = [  # (label, frame substring), checked innermost frame first
     ("map side: scan + shuffle write", "ShuffleMapTask.runTask"),
     ("after the join: columnar->row, to Row, count", "ResultTask.runTask"),
 ]
-samples = []; cur = None; frames = None
-for line in open(path):
-    line = line.rstrip('\n')
-    if line.startswith('jdk.ExecutionSample'):
-        cur = {'thread': '', 'frames': []}
-    elif cur is not None and 'sampledThread' in line:
-        cur['thread'] = line.split('=', 1)[1].strip()
-    elif cur is not None and line.strip() == 'stackTrace = [':
-        frames = cur['frames']
-    elif frames is not None and line.strip() == ']':
-        samples.append(cur); frames = None; cur = None
-    elif frames is not None:
-        frames.append(line.strip())
+samples = read_samples(path)
 sel = [s for s in samples if 'Executor task launch' in s['thread']]
 c = collections.Counter()
 for s in sel:
