@@ -114,12 +114,11 @@ public final class RowmatchConf implements Serializable {
   }
 
   private static int integer(SQLConf conf, String key, int dflt) {
-    String v = conf.getConfString(key, Integer.toString(dflt)).trim();
-    try {
-      return Integer.parseInt(v);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(key + " must be an integer, got '" + v + "'", e);
+    long v = longValue(conf, key, dflt);
+    if (v != (int) v) {
+      throw new IllegalArgumentException(key + " must be an integer, got '" + v + "'");
     }
+    return (int) v;
   }
 
   private static long longValue(SQLConf conf, String key, long dflt) {
