@@ -49,10 +49,10 @@ import org.junit.jupiter.api.Test;
 import io.rowmatch.core.ArrayEquals;
 
 /** Random Spark rows of every type the plugin carries: nulls, NaN payloads, -0.0, multibyte strings, nesting. */
-final class RandomSparkRows {
+public final class RandomSparkRows {
   private RandomSparkRows() {}
 
-  static StructType everyType(boolean withNullType) {
+  public static StructType everyType(boolean withNullType) {
     DataType[] types = {
         DataTypes.BooleanType, DataTypes.ByteType, DataTypes.ShortType, DataTypes.IntegerType,
         DataTypes.LongType, DataTypes.FloatType, DataTypes.DoubleType, DataTypes.createDecimalType(9, 2),
@@ -70,7 +70,7 @@ final class RandomSparkRows {
     return s;
   }
 
-  static Object value(DataType t, Random r) {
+  public static Object value(DataType t, Random r) {
     if (r.nextInt(6) == 0 || t instanceof NullType) {
       return null;
     }
@@ -137,7 +137,7 @@ final class RandomSparkRows {
     return options[r.nextInt(options.length)];
   }
 
-  static List<InternalRow> rows(StructType schema, int n, long seed, boolean unsafe) {
+  public static List<InternalRow> rows(StructType schema, int n, long seed, boolean unsafe) {
     Random r = new Random(seed);
     UnsafeProjection toUnsafe = UnsafeProjection.create(schema);
     List<InternalRow> rows = new ArrayList<>();
