@@ -16,6 +16,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.util.ValueVectorUtility;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -271,5 +272,49 @@ class ShuffleCodecErrorsTest {
       assertTrue(encoder.encode(batch, new int[] {1, 1, 0, 1}, 2, sink) > 0);
       assertEquals(2, sunk.size());
     }
+  }
+
+  @Test
+  void sourceStringOffsetsPastTheDataAreReportedWithColumnAndRow() {
+    StructType schema = new StructType().add("s", DataTypes.StringType);
+    try (VarCharVector v = new VarCharVector("s", allocator)) {
+      v.allocateNew(3);
+      for (int i = 0; i < 3; i++) {
+        v.setSafe(i, ("v" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+      v.setValueCount(3);
+      v.getOffsetBuffer().setInt(8, (int) v.getDataBuffer().capacity() + 1); // end of row 1, start of row 2
+      ColumnarBatch batch = new ColumnarBatch(new ColumnVector[] {new ArrowColumnVector(v)}, 3);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> new PartitionedBatchEncoder(schema).encode(batch, new int[3], 1, (p, r) -> { }));
+      assertTrue(e.getMessage().contains("column s") && e.getMessage().contains("row 1"), e.getMessage());
+    }
+  }
+
+  @Test
+  void onlyTheBatchRowsAreEncodedWhenTheVectorsHoldMore() {
+    StructType schema = ShuffleTestSupport.flatEveryType();
+    List<byte[]> records = new ArrayList<>();
+    List<List<Object>> expected = new ArrayList<>();
+    try (RowsToArrowBatches source = new RowsToArrowBatches(RandomSparkRows.rows(schema, 65, 9, true).iterator(),
+        schema, TZ, 65, allocator, Long.MAX_VALUE)) {
+      ColumnarBatch batch = source.next();
+      batch.setNumRows(40);
+      for (int r = 0; r < 40; r++) {
+        expected.add(ShuffleTestSupport.row(batch, r, schema));
+      }
+      new PartitionedBatchEncoder(schema).encode(batch, new int[65], 1, (p, r) -> records.add(r));
+    }
+    List<List<Object>> actual = new ArrayList<>();
+    try (ShuffleBatchDecoder d = new ShuffleBatchDecoder(records.iterator(), schema, TZ, 100, allocator,
+        Long.MAX_VALUE)) {
+      while (d.hasNext()) {
+        ColumnarBatch b = d.next();
+        for (int r = 0; r < b.numRows(); r++) {
+          actual.add(ShuffleTestSupport.row(b, r, schema));
+        }
+      }
+    }
+    assertEquals(expected, actual);
   }
 }
