@@ -33,8 +33,6 @@ public final class PartitionedBatchEncoder {
 
   /** A Java array holds at most this many bytes on common JVMs. */
   private static final long MAX_RECORD = Integer.MAX_VALUE - 16;
-  /** Values up to this many bytes are copied word by word rather than with one copyMemory call. */
-  private static final int SHORT_VALUE = 32;
 
   private final String[] names;
   private final int[] kinds;
@@ -258,33 +256,18 @@ public final class PartitionedBatchEncoder {
     }
   }
 
-  /**
-   * End offsets, then the bytes; each valid value's offsets were checked by {@link #addValueBytes}. A short
-   * value is copied in whole 8-byte words when both its source and the record have room for the rounded-up
-   * length: the bytes written past the value are overwritten by the values and columns that follow (the
-   * record is filled front to back), and this avoids a copyMemory call per value.
-   */
+  /** End offsets, then the bytes; each valid value's offsets were checked by {@link #addValueBytes}. */
   private long variable(ColumnLayout l, long validity, int from, int count, byte[] record, long at) {
     int[] rows = order;
     long ends = BASE + at;
     long bytes = BASE + at + 4L * count;
-    long data = l.data;
-    long dataCapacity = l.dataCapacity;
-    long room = BASE + record.length - bytes; // record bytes from the column's first value byte to its end
     int end = 0;
     for (int i = 0; i < count; i++) {
       int r = rows[from + i];
       if (validity == 0 || (Platform.getByte(null, validity + (r >>> 3)) & (1 << (r & 7))) != 0) {
         int start = Platform.getInt(null, l.offsets + 4L * r);
         int len = Platform.getInt(null, l.offsets + 4L * r + 4) - start;
-        long words = (len + 7) & ~7L;
-        if (len <= SHORT_VALUE && start + words <= dataCapacity && end + words <= room) {
-          for (int k = 0; k < len; k += 8) {
-            Platform.putLong(record, bytes + end + k, Platform.getLong(null, data + start + k));
-          }
-        } else {
-          Platform.copyMemory(null, data + start, record, bytes + end, len);
-        }
+        Platform.copyMemory(null, l.data + start, record, bytes + end, len);
         end += len;
       }
       Platform.putInt(record, ends + 4L * i, end);
