@@ -179,6 +179,17 @@ class ShuffleRoundTripTest {
     }
   }
 
+  /** More rows than the decoder's first allocation (4,096): every vector kind grows while a batch fills. */
+  @Test
+  void batchesLargerThanTheFirstAllocationGrowTheVectors() {
+    StructType schema = ShuffleTestSupport.flatEveryType();
+    Random random = new Random(15);
+    List<InternalRow> rows = RandomSparkRows.rows(schema, 12_000, 15, true);
+    for (int partitions : new int[] {1, 2}) {
+      roundTrip(schema, rows, 1000, partitions, random);
+    }
+  }
+
   @Test
   void longStringsAndBinaries() {
     StructType schema = new StructType().add("id", DataTypes.LongType).add("s", DataTypes.StringType)
