@@ -74,22 +74,25 @@ public final class PartitionedBatchEncoder {
       return 0;
     }
     groupByPartition(partitionIds, n, numPartitions);
-    for (int c = 0; c < kinds.length; c++) {
-      bind(c, batch.column(c), n);
-    }
-    sizeRecords(partitionIds, n, numPartitions);
-    long total = 0;
-    for (int p = 0; p < numPartitions; p++) {
-      int count = starts[p + 1] - starts[p];
-      if (count > 0) {
-        byte[] record = new byte[(int) sizes[p]];
-        fill(record, starts[p], count);
-        sink.accept(p, record);
-        total += record.length;
+    try {
+      for (int c = 0; c < kinds.length; c++) {
+        bind(c, batch.column(c), n);
       }
+      sizeRecords(partitionIds, n, numPartitions);
+      long total = 0;
+      for (int p = 0; p < numPartitions; p++) {
+        int count = starts[p + 1] - starts[p];
+        if (count > 0) {
+          byte[] record = new byte[(int) sizes[p]];
+          fill(record, starts[p], count);
+          sink.accept(p, record);
+          total += record.length;
+        }
+      }
+      return total;
+    } finally {
+      Arrays.fill(layouts, null); // hold no reference to the caller's buffers between calls
     }
-    Arrays.fill(layouts, null); // hold no reference to the caller's buffers between calls
-    return total;
   }
 
   /** Counting sort: stable, so each partition's rows stay in batch order. */
