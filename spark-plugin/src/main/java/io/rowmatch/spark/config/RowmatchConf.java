@@ -22,6 +22,7 @@ public final class RowmatchConf implements Serializable {
   public static final String EXPLAIN_FALLBACK = "spark.rowmatch.explainFallback";
   public static final String JOIN_ENABLED = "spark.rowmatch.join.enabled";
   public static final String JOIN_REPLACE_SORT_MERGE = "spark.rowmatch.join.replaceSortMergeJoin";
+  public static final String SHUFFLE_ENABLED = "spark.rowmatch.shuffle.enabled";
   public static final String SKIP_PARTIAL_ENABLED = "spark.rowmatch.aggregate.skipPartial.enabled";
   public static final String SKIP_PARTIAL_MIN_ROWS = "spark.rowmatch.aggregate.skipPartial.minRows";
   public static final String SKIP_PARTIAL_RATIO = "spark.rowmatch.aggregate.skipPartial.ratio";
@@ -34,6 +35,7 @@ public final class RowmatchConf implements Serializable {
   public static final boolean EXPLAIN_FALLBACK_DEFAULT = false;
   public static final boolean JOIN_ENABLED_DEFAULT = true;
   public static final boolean JOIN_REPLACE_SORT_MERGE_DEFAULT = true;
+  public static final boolean SHUFFLE_ENABLED_DEFAULT = true;
   /**
    * Off by default: measured on the 10M-row benchmark it saved nothing on dropDuplicates (all keys distinct
    * per task) and halved distinct(s1, s2), whose 997K groups per task all look new over the first 262K rows.
@@ -56,6 +58,7 @@ public final class RowmatchConf implements Serializable {
   private final String sessionTimeZone;
   private boolean joinEnabled = JOIN_ENABLED_DEFAULT;
   private boolean joinReplaceSortMerge = JOIN_REPLACE_SORT_MERGE_DEFAULT;
+  private boolean shuffleEnabled = SHUFFLE_ENABLED_DEFAULT;
   private boolean skipPartialEnabled = SKIP_PARTIAL_ENABLED_DEFAULT;
   private long skipPartialMinRows = SKIP_PARTIAL_MIN_ROWS_DEFAULT;
   private double skipPartialRatio = SKIP_PARTIAL_RATIO_DEFAULT;
@@ -93,6 +96,7 @@ public final class RowmatchConf implements Serializable {
         conf.sessionLocalTimeZone());
     c.joinEnabled = bool(conf, JOIN_ENABLED, JOIN_ENABLED_DEFAULT);
     c.joinReplaceSortMerge = bool(conf, JOIN_REPLACE_SORT_MERGE, JOIN_REPLACE_SORT_MERGE_DEFAULT);
+    c.shuffleEnabled = bool(conf, SHUFFLE_ENABLED, SHUFFLE_ENABLED_DEFAULT);
     c.skipPartialEnabled = bool(conf, SKIP_PARTIAL_ENABLED, SKIP_PARTIAL_ENABLED_DEFAULT);
     c.skipPartialMinRows = longValue(conf, SKIP_PARTIAL_MIN_ROWS, SKIP_PARTIAL_MIN_ROWS_DEFAULT);
     if (c.skipPartialMinRows < 1) {
@@ -163,6 +167,7 @@ public final class RowmatchConf implements Serializable {
   public String sessionTimeZone() { return sessionTimeZone; }
   public boolean joinEnabled() { return joinEnabled; }
   public boolean joinReplaceSortMerge() { return joinReplaceSortMerge; }
+  public boolean shuffleEnabled() { return shuffleEnabled; }
   public boolean skipPartialEnabled() { return skipPartialEnabled; }
   public long skipPartialMinRows() { return skipPartialMinRows; }
   public double skipPartialRatio() { return skipPartialRatio; }

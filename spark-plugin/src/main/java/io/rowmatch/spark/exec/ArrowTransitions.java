@@ -11,8 +11,12 @@ import org.apache.spark.util.TaskCompletionListener;
 
 import io.rowmatch.spark.convert.ColumnarToArrowBatches;
 import io.rowmatch.spark.convert.RowsToArrowBatches;
+import io.rowmatch.spark.shuffle.ShuffleBatchDecoder;
 
-/** The executor side of RowmatchToArrowExec: one converter per partition, released with the task. */
+/**
+ * The executor side of the transitions into Arrow (RowmatchToArrowExec, and the read side of
+ * RowmatchShuffleExchangeExec): one converter per partition, released with the task.
+ */
 public final class ArrowTransitions {
   private ArrowTransitions() {}
 
@@ -30,6 +34,15 @@ public final class ArrowTransitions {
     BufferAllocator allocator = TaskArrowMemory.forTask(task, settings.memoryLimit);
     ColumnarToArrowBatches batches = new ColumnarToArrowBatches(input, schema, settings.timeZone, allocator,
         settings.memoryLimit);
+    task.addTaskCompletionListener((TaskCompletionListener) ctx -> batches.close());
+    return batches;
+  }
+
+  public static Iterator<ColumnarBatch> fromShuffle(Iterator<byte[]> records, StructType schema,
+      ArrowSettings settings, TaskContext task) {
+    BufferAllocator allocator = TaskArrowMemory.forTask(task, settings.memoryLimit);
+    ShuffleBatchDecoder batches = new ShuffleBatchDecoder(records, schema, settings.timeZone, settings.batchSize,
+        allocator, settings.memoryLimit);
     task.addTaskCompletionListener((TaskCompletionListener) ctx -> batches.close());
     return batches;
   }

@@ -10,6 +10,8 @@ import org.apache.spark.sql.execution.ColumnarToRowExec;
 import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.RowToColumnarExec;
 import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.adaptive.AQEShuffleReadExec;
+import org.apache.spark.sql.execution.adaptive.ShuffleQueryStageExec;
 
 import io.rowmatch.spark.config.RowmatchConf;
 import io.rowmatch.spark.exec.ArrowBatchProducer;
@@ -89,13 +91,24 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
     return new ColumnarToRowExec(projected);
   }
 
+  /** Whether this node's batches are Arrow: a Rowmatch operator, or AQE's stage (or read) of an Arrow shuffle. */
+  static boolean producesArrow(SparkPlan plan) {
+    if (plan instanceof ArrowBatchProducer) {
+      return true;
+    }
+    if (plan instanceof ShuffleQueryStageExec stage) {
+      return stage.shuffle() instanceof ArrowBatchProducer;
+    }
+    return plan instanceof AQEShuffleReadExec read && producesArrow(read.child());
+  }
+
   private static SparkPlan arrowInput(SparkPlan child, ArrowSettings settings) {
-    if (child instanceof ArrowBatchProducer) {
+    if (producesArrow(child)) {
       return child;
     }
     if (child instanceof RowToColumnarExec r) {
       SparkPlan inner = r.child();
-      if (inner instanceof ColumnarToRowExec c2r && c2r.child() instanceof ArrowBatchProducer) {
+      if (inner instanceof ColumnarToRowExec c2r && producesArrow(c2r.child())) {
         return c2r.child();
       }
       return new RowmatchToArrowExec(inner, settings);

@@ -9,15 +9,19 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
 import org.apache.spark.sql.execution.aggregate.SortAggregateExec;
 import org.apache.spark.sql.execution.exchange.Exchange;
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
 
 import io.rowmatch.spark.config.RowmatchConf;
+import io.rowmatch.spark.exec.RowInputChildren;
 import io.rowmatch.spark.exec.RowmatchHashAggregateExec;
+import io.rowmatch.spark.exec.RowmatchHashJoinExec;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Replaces supported Spark operators by Rowmatch ones and tags the others with the reason they stay.
  * Runs as the ColumnarRule's pre-transition rule and as an AQE query-stage preparation rule; both see the
- * same decisions (already replaced nodes are left alone).
+ * same decisions (already replaced nodes are left alone). A shuffle feeding a Rowmatch operator becomes an
+ * Arrow shuffle (ShufflePlanner).
  *
  * <p>Top-down, carrying whether some ancestor relies on this subtree's output ordering: a sort aggregate
  * outputs rows sorted by its keys and a parent may have skipped its own sort because of it, so a sort
@@ -47,14 +51,22 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     List<SparkPlan> newChildren = new ArrayList<>(children.size());
     boolean changed = false;
     for (int i = 0; i < children.size(); i++) {
-      SparkPlan child = children.get(i);
+      SparkPlan original = children.get(i);
+      SparkPlan child = original instanceof ShuffleExchangeExec shuffle && consumesArrow(node, i)
+          ? ShufflePlanner.replace(shuffle, conf) : original;
       boolean childOrderNeeded = !node.requiredChildOrdering().apply(i).isEmpty()
           || (orderNeeded && !(node instanceof Exchange) && !(node instanceof SortExec));
       SparkPlan rewritten = rewrite(child, childOrderNeeded, conf);
-      changed |= rewritten != child;
+      changed |= rewritten != original;
       newChildren.add(rewritten);
     }
     return changed ? node.withNewChildren(CollectionConverters.asScala(newChildren).toSeq()) : node;
+  }
+
+  /** Whether child i of this node is read as Arrow batches (a Rowmatch join or aggregate input). */
+  private static boolean consumesArrow(SparkPlan node, int i) {
+    boolean rowmatch = node instanceof RowmatchHashAggregateExec || node instanceof RowmatchHashJoinExec;
+    return rowmatch && !(node instanceof RowInputChildren r && r.keepsRowInput(i));
   }
 
   private SparkPlan replaceNode(SparkPlan plan, boolean orderNeeded, RowmatchConf conf) {
