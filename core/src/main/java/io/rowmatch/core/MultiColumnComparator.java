@@ -27,9 +27,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class MultiColumnComparator implements AutoCloseable {
   private final ColumnPair[] columns;
-  /** Fixed-width, non-nested key columns: checked first, without branching between them. */
+  /**
+   * The order {@link #equal} checks the columns in (equality is an AND over them, so the order changes no
+   * answer). First variable-width and view columns: each has two dependent loads (offsets or view entry,
+   * then the bytes), the longest chain of cache misses in a row, so it starts before anything else.
+   */
+  private final ColumnPair[] varColumns;
+  /** Then the fixed-width ones, without branching between them; a pair whose strings differed never reads them. */
   private final ColumnPair[] fixedColumns;
-  /** The rest (variable width, views, nested, NullVector sides), checked after, first mismatch ends. */
+  /** Last nested columns and NullVector sides, only for pairs equal so far; first mismatch ends. */
   private final ColumnPair[] otherColumns;
   private final int leftRows;
   private final int rightRows;
@@ -39,9 +45,9 @@ public final class MultiColumnComparator implements AutoCloseable {
 
   private MultiColumnComparator(ColumnPair[] columns, int leftRows, int rightRows, List<ArrowBuf> retained) {
     this.columns = columns;
-    this.fixedColumns = java.util.Arrays.stream(columns).filter(MultiColumnComparator::isFixed)
-        .toArray(ColumnPair[]::new);
-    this.otherColumns = java.util.Arrays.stream(columns).filter(p -> !isFixed(p)).toArray(ColumnPair[]::new);
+    this.varColumns = Arrays.stream(columns).filter(MultiColumnComparator::isVar).toArray(ColumnPair[]::new);
+    this.fixedColumns = Arrays.stream(columns).filter(MultiColumnComparator::isFixed).toArray(ColumnPair[]::new);
+    this.otherColumns = Arrays.stream(columns).filter(p -> !isVar(p) && !isFixed(p)).toArray(ColumnPair[]::new);
     this.leftRows = leftRows;
     this.rightRows = rightRows;
     this.retained = retained;
@@ -109,6 +115,10 @@ public final class MultiColumnComparator implements AutoCloseable {
     return p.kind >= ColumnKind.BIT && p.kind <= ColumnKind.FLOAT64;
   }
 
+  private static boolean isVar(ColumnPair p) {
+    return p.kind == ColumnKind.VAR32 || p.kind == ColumnKind.VAR64 || p.kind == ColumnKind.VIEW;
+  }
+
   /** Number of key columns. */
   public int columnCount() {
     return columns.length;
@@ -119,13 +129,19 @@ public final class MultiColumnComparator implements AutoCloseable {
     checkOpen();
     checkRow(leftRow, leftRows, "left");
     checkRow(rightRow, rightRows, "right");
-    // Fixed-width columns first and without a branch between them: their loads (often cache misses on
-    // the build side) are all in flight before the one data-dependent branch, instead of one at a time
-    // behind branches that mispredict whenever a key differs. Reading them all is safe (capacities were
-    // checked at build) and changes no answer; only the order of the work differs.
+    // Variable-width columns first: their offsets-then-bytes loads (cache misses on a large build side) start
+    // at once, and a pair that differs there (a hash collision) never loads its fixed-width values.
+    for (ColumnPair p : varColumns) {
+      if (!PairEquality.varEqual(p, leftRow, rightRow)) {
+        return false;
+      }
+    }
+    // Fixed-width columns without a branch between them: their loads are all in flight before the one
+    // data-dependent branch, instead of one at a time behind branches that mispredict whenever a key
+    // differs. Reading them all is safe (capacities were checked at build) and changes no answer.
     boolean equal = true;
     for (ColumnPair p : fixedColumns) {
-      equal &= PairEquality.equal(p, leftRow, rightRow);
+      equal &= PairEquality.fixedEqual(p, leftRow, rightRow);
     }
     if (!equal) {
       return false;

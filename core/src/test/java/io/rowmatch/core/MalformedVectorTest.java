@@ -137,6 +137,36 @@ class MalformedVectorTest {
     }
   }
 
+  /**
+   * A value's two offsets are read as one 8-byte word: at the last row that word ends exactly at the end of
+   * an offsets buffer of valueCount + 1 entries (a slice, so nothing lies past it), and still gives the right
+   * answers, or the error naming the last row when its end offset runs past the data.
+   */
+  @Test
+  void lastRowOfAnOffsetsBufferHoldingExactlyValueCountPlusOneEntries() {
+    ArrowBuf data = buf(8);
+    data.setBytes(0, "abcdeab".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    ArrowBuf exact = ints(0, 2, 5, 7, 0).slice(0, 16);
+    ArrowBuf pastData = ints(0, 2, 5, 9, 0).slice(0, 16);
+    try (VarCharVector v = load(new VarCharVector("s", allocator), 3, 0, allValid(3), exact, data);
+        VarCharVector bad = load(new VarCharVector("s", allocator), 3, 0, allValid(3), pastData, data);
+        MultiColumnComparator c = MultiColumnComparator.build(List.of(v), List.of(v), new boolean[1],
+            new boolean[1]);
+        MultiColumnComparator b = MultiColumnComparator.build(List.of(v), List.of(bad), new boolean[1],
+            new boolean[1])) {
+      assertEquals(16, exact.capacity());
+      assertTrue(c.equal(2, 2));
+      assertTrue(c.equal(0, 2)); // "ab" and "ab"
+      assertFalse(c.equal(1, 2));
+      boolean[] out = new boolean[3];
+      c.equalMany(new int[] {2, 0, 1}, new int[] {2, 2, 2}, 3, out);
+      assertTrue(out[0] && out[1] && !out[2]);
+      assertTrue(b.equal(1, 1));
+      MalformedVectorException e = assertThrows(MalformedVectorException.class, () -> b.equal(2, 2));
+      assertNames(e, "column 0 (right)", "row 2", "[5, 9)");
+    }
+  }
+
   @Test
   void offsetsPastTheDataBuffer() {
     try (VarCharVector bad = load(new VarCharVector("s", allocator), 2, 1, allValid(2), ints(0, 4, 1 << 20),

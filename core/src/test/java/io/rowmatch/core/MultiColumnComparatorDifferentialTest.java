@@ -94,6 +94,71 @@ class MultiColumnComparatorDifferentialTest {
     }
   }
 
+  /**
+   * {@code equal} checks variable-width and view columns first, then the fixed-width ones, then nested ones
+   * and NullVector sides, whatever the key's column order. One key holding every group, in two orders: the
+   * left rows are random, each right row copies a left row except in at most one column (taken from the next
+   * left row). Every pair must match the reference, and among the pairs are rows equal but for one column of
+   * each group, where checking the groups out of order could go wrong.
+   */
+  @Test
+  void keysMixingEveryColumnGroupInAnyOrder() {
+    List<Field> all = RandomVectors.allTypes();
+    List<String> names = List.of("bool", "utf8", "int32", "list", "lbin", "double", "utf8view", "struct", "null");
+    int m = 12;
+    Random rnd = new Random(5);
+    List<FieldVector> left = new ArrayList<>();
+    List<FieldVector> right = new ArrayList<>();
+    try {
+      for (String name : names) {
+        Field f = all.stream().filter(x -> x.getName().equals(name)).findFirst().orElseThrow();
+        left.add(RandomVectors.create(f, allocator, m, rnd, 0.15));
+        right.add(f.createVector(allocator));
+      }
+      int rightRows = m * (names.size() + 1);
+      for (int c = 0; c < names.size(); c++) {
+        FieldVector r = right.get(c);
+        r.allocateNew();
+        if (!(r instanceof NullVector)) {
+          for (int row = 0; row < rightRows; row++) {
+            int base = row % m;
+            int changed = row / m - 1; // -1: a plain copy of left row base
+            r.copyFromSafe(changed == c ? (base + 1) % m : base, row, left.get(c));
+          }
+        }
+        r.setValueCount(rightRows);
+      }
+      assertTrue(checkAllPairs(left, right) > 0);
+      List<FieldVector> leftReversed = new ArrayList<>(left);
+      List<FieldVector> rightReversed = new ArrayList<>(right);
+      java.util.Collections.reverse(leftReversed);
+      java.util.Collections.reverse(rightReversed);
+      assertTrue(checkAllPairs(leftReversed, rightReversed) > 0);
+      for (String group : List.of("utf8", "lbin", "utf8view", "bool", "int32", "double", "list", "struct")) {
+        int c = names.indexOf(group);
+        assertTrue(pairsDifferingOnlyIn(left, right, c) > 0, "no pair differs in " + group + " alone");
+      }
+    } finally {
+      left.forEach(FieldVector::close);
+      right.forEach(FieldVector::close);
+    }
+  }
+
+  /** Pairs equal (nullsEqual and nansEqual on) in every column but {@code c}, and unequal in {@code c}. */
+  private static int pairsDifferingOnlyIn(List<FieldVector> left, List<FieldVector> right, int c) {
+    int found = 0;
+    for (int i = 0; i < left.get(0).getValueCount(); i++) {
+      for (int j = 0; j < right.get(0).getValueCount(); j++) {
+        boolean onlyC = !ReferenceEquality.equal(left.get(c), i, right.get(c), j, true, true);
+        for (int o = 0; o < left.size() && onlyC; o++) {
+          onlyC = o == c || ReferenceEquality.equal(left.get(o), i, right.get(o), j, true, true);
+        }
+        found += onlyC ? 1 : 0;
+      }
+    }
+    return found;
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("types")
   void slicesCompareByTheirOwnRows(Field field) {

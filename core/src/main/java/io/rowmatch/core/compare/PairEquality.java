@@ -18,6 +18,38 @@ public final class PairEquality {
   }
 
   /**
+   * A fixed-width kind ({@link ColumnKind#BIT} to {@link ColumnKind#FLOAT64}): such a column never has a
+   * NullVector side (that makes its kind {@link ColumnKind#NULL}), so the all-null tests are left out. The
+   * values are read only behind the validity branch: reading them under nulls without a branch measured
+   * slower at 1M rows (RESULTS.md, comparator sessions 3 and 4).
+   */
+  public static boolean fixedEqual(ColumnPair p, int l, int r) {
+    boolean lv = p.lValidity == 0 || RawMemory.bit(p.lValidity, l);
+    boolean rv = p.rValidity == 0 || RawMemory.bit(p.rValidity, r);
+    if (lv & rv) {
+      return valuesEqual(p, l, r);
+    }
+    return p.nullsEqual && !lv && !rv;
+  }
+
+  /**
+   * A variable-width or view column ({@link ColumnKind#VAR32}, {@link ColumnKind#VAR64},
+   * {@link ColumnKind#VIEW}) or any other kind; VarChar/VarBinary, the common string key, without the switch
+   * and the all-null tests (a VAR32 kind has no NullVector side).
+   */
+  public static boolean varEqual(ColumnPair p, int l, int r) {
+    if (p.kind != ColumnKind.VAR32) {
+      return equal(p, l, r);
+    }
+    boolean lv = p.lValidity == 0 || RawMemory.bit(p.lValidity, l);
+    boolean rv = p.rValidity == 0 || RawMemory.bit(p.rValidity, r);
+    if (lv & rv) {
+      return VarWidthEquality.equal32(p, l, r);
+    }
+    return p.nullsEqual && !lv && !rv;
+  }
+
+  /**
    * The values at two valid rows. The kinds Spark keys use most are here; the rest live in
    * {@link #otherValuesEqual} so that this method stays small enough for the JIT to inline into the
    * row loop (HotSpot refuses hot methods over 325 bytes of bytecode).
