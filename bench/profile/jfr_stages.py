@@ -8,6 +8,11 @@ path = sys.argv[1]
 stages = [  # (label, frame substring), checked innermost frame first
     ("shuffle read (deserialize rows)", "UnsafeRowSerializerInstance$$anon$2$$anon$3"),
     ("rows -> Arrow (RowsToArrowBatches)", "RowsToArrowBatches"),
+    ("Arrow shuffle read (ShuffleBatchDecoder)", "ShuffleBatchDecoder"),
+    ("Arrow shuffle: partition ids", "PartitionIds"),
+    ("Arrow shuffle: encode (PartitionedBatchEncoder)", "PartitionedBatchEncoder"),
+    ("Arrow shuffle: bytes to Spark's shuffle writer", "ShuffleRecordSerializer"),
+    ("columnar scan -> Arrow (ColumnarToArrowBatches)", "ColumnarToArrowBatches"),
     ("probe: hash + lookup + key compare (JoinProbe.lookup)", "JoinProbe.lookup"),
     ("probe: pair emission (JoinProbe.nextPairs)", "JoinProbe.nextPairs"),
     ("output gather (JoinOutput.gather)", "JoinOutput.gather"),

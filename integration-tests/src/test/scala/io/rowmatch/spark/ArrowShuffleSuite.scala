@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
 
-import io.rowmatch.spark.exec.RowmatchShuffleExchangeExec
+import io.rowmatch.spark.exec.{RowmatchFilterExec, RowmatchShuffleExchangeExec}
 import io.rowmatch.spark.joins.{JoinData, JoinQueryTest}
 
 /**
@@ -79,6 +79,31 @@ class ArrowShuffleSuite extends JoinQueryTest {
       }
     }
   }
+
+  test("the isnotnull filters Spark infers on join keys run on Arrow below the shuffle, null keys dropped") {
+    withConf("spark.sql.shuffle.partitions" -> "5") {
+      spark.range(0, 3000).selectExpr("if(id % 7 = 0, null, id % 400) as k", "id as v",
+        "if(id % 5 = 0, null, concat('s', id % 9)) as s").write.mode("overwrite").parquet(dir("nullkeys"))
+      def left = spark.read.parquet(dir("nullkeys"))
+      def right = spark.read.parquet(dir("nullkeys")).toDF("k2", "v2", "s2")
+      for (st <- Seq(ShuffledHash, SortMerge, Broadcast)) {
+        def query = left.join(right, col("k") === col("k2") && col("s") === col("s2"))
+        checkJoin(st)(query)
+        withConf(st.conf: _*) {
+          val df = query
+          df.collect()
+          val filters = executedNodes(df).collect { case f: RowmatchFilterExec => f }
+          // A broadcast build side is read as rows (Spark's broadcast exchange): only the probe side's filter.
+          val expected = if (st == Broadcast) 1 else 2
+          assert(filters.size == expected, s"expected $expected RowmatchFilter in\n${planText(df)}")
+          assert(filters.forall(_.output.filter(a => Set("k", "s", "k2", "s2").contains(a.name)).forall(!_.nullable)))
+        }
+      }
+    }
+  }
+
+  private def dir(name: String): String =
+    java.nio.file.Files.createDirectories(java.nio.file.Path.of("target", "arrow-shuffle-suite")).resolve(name).toString
 
   test("a vanilla exchange and an Arrow exchange put every key in the same partition") {
     // The left side carries an array column, which the Arrow shuffle does not encode: its exchange stays

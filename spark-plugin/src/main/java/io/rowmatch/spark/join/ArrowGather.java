@@ -17,7 +17,7 @@ import org.apache.arrow.vector.ValueVector;
  * loops read and write by address without Arrow's per-access bounds checks. The output validity is built
  * one 64-row word at a time in a register and stored byte by byte, instead of a read-modify-write per row.
  */
-final class ArrowGather {
+public final class ArrowGather {
   private ArrowGather() {}
 
   /**
@@ -25,7 +25,7 @@ final class ArrowGather {
    * {@code starts}/{@code lengths}: scratch of at least {@code count} entries (the variable-width path keeps
    * each value's position from its sizing pass, so the copy pass reads no offsets again).
    */
-  static boolean gather(ValueVector src, int[] rows, FieldVector dst, int count, int[] starts, int[] lengths) {
+  public static boolean gather(ValueVector src, int[] rows, FieldVector dst, int count, int[] starts, int[] lengths) {
     if (src instanceof BaseFixedWidthVector s && !(src instanceof BitVector) && dst instanceof BaseFixedWidthVector d
         && src.getClass() == dst.getClass() && s.getTypeWidth() == d.getTypeWidth() && fixedBuffersCover(s)) {
       checkRows(rows, count, s.getValueCount());

@@ -3,8 +3,6 @@ package io.rowmatch.spark.rules;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.spark.sql.catalyst.expressions.AttributeReference;
-import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.ColumnarToRowExec;
 import org.apache.spark.sql.execution.ProjectExec;
@@ -81,10 +79,8 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
     if (!ownBatches) {
       return plan;
     }
-    for (NamedExpression e : CollectionConverters.asJava(p.projectList())) {
-      if (!(e instanceof AttributeReference)) {
-        return plan;
-      }
+    if (!RowmatchProjectExec.selectsOnly(p.projectList())) {
+      return plan;
     }
     RowmatchProjectExec projected = new RowmatchProjectExec(p.projectList(), producer);
     projected.copyTagsFrom(p);

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.spark.sql.catalyst.rules.Rule;
+import org.apache.spark.sql.execution.FilterExec;
+import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
@@ -12,7 +14,11 @@ import org.apache.spark.sql.execution.exchange.Exchange;
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
 
 import io.rowmatch.spark.config.RowmatchConf;
+import io.rowmatch.spark.exec.ArrowSettings;
 import io.rowmatch.spark.exec.RowInputChildren;
+import io.rowmatch.spark.exec.RowmatchFilterExec;
+import io.rowmatch.spark.exec.RowmatchProjectExec;
+import io.rowmatch.spark.exec.RowmatchShuffleExchangeExec;
 import io.rowmatch.spark.exec.RowmatchHashAggregateExec;
 import io.rowmatch.spark.exec.RowmatchHashJoinExec;
 import scala.jdk.javaapi.CollectionConverters;
@@ -52,8 +58,7 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     boolean changed = false;
     for (int i = 0; i < children.size(); i++) {
       SparkPlan original = children.get(i);
-      SparkPlan child = original instanceof ShuffleExchangeExec shuffle && consumesArrow(node, i)
-          ? ShufflePlanner.replace(shuffle, conf) : original;
+      SparkPlan child = consumesArrow(node, i) ? arrowInput(original, conf) : original;
       boolean childOrderNeeded = !node.requiredChildOrdering().apply(i).isEmpty()
           || (orderNeeded && !(node instanceof Exchange) && !(node instanceof SortExec));
       SparkPlan rewritten = rewrite(child, childOrderNeeded, conf);
@@ -63,10 +68,40 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     return changed ? node.withNewChildren(CollectionConverters.asScala(newChildren).toSeq()) : node;
   }
 
-  /** Whether child i of this node is read as Arrow batches (a Rowmatch join or aggregate input). */
+  /** Whether child i of this node is read as Arrow batches (a Rowmatch join, aggregate or shuffle input). */
   private static boolean consumesArrow(SparkPlan node, int i) {
-    boolean rowmatch = node instanceof RowmatchHashAggregateExec || node instanceof RowmatchHashJoinExec;
+    boolean rowmatch = node instanceof RowmatchHashAggregateExec || node instanceof RowmatchHashJoinExec
+        || node instanceof RowmatchShuffleExchangeExec || node instanceof RowmatchFilterExec
+        || node instanceof RowmatchProjectExec;
     return rowmatch && !(node instanceof RowInputChildren r && r.keepsRowInput(i));
+  }
+
+  /**
+   * A child read as Arrow: its shuffle moves Arrow batches (ShufflePlanner), a Project that only picks or
+   * renames columns and a Filter of only isnotnull(column) conjuncts (Spark's inferred join-key filters) run
+   * on Arrow, so a scan below is not turned into rows just to drop null keys and rename columns.
+   */
+  private static SparkPlan arrowInput(SparkPlan child, RowmatchConf conf) {
+    if (child instanceof ShuffleExchangeExec shuffle) {
+      return ShufflePlanner.replace(shuffle, conf);
+    }
+    if (isNotNullFilter(child) && child instanceof FilterExec filter) {
+      RowmatchFilterExec replaced = new RowmatchFilterExec(filter.condition(), filter.child(), ArrowSettings.of(conf));
+      replaced.copyTagsFrom(filter);
+      return replaced;
+    }
+    // Only over Arrow or columnar input: over rows the conversion would just move below the pruning.
+    if (child instanceof ProjectExec project && RowmatchProjectExec.selectsOnly(project.projectList())
+        && (project.child().supportsColumnar() || isNotNullFilter(project.child()))) {
+      RowmatchProjectExec replaced = new RowmatchProjectExec(project.projectList(), project.child());
+      replaced.copyTagsFrom(project);
+      return replaced;
+    }
+    return child;
+  }
+
+  private static boolean isNotNullFilter(SparkPlan plan) {
+    return plan instanceof FilterExec f && RowmatchFilterExec.notNullOnly(f.condition(), f.child().output()).isDefined();
   }
 
   private SparkPlan replaceNode(SparkPlan plan, boolean orderNeeded, RowmatchConf conf) {
