@@ -141,7 +141,9 @@ class ArrowShuffleSuite extends JoinQueryTest {
       "spark.sql.adaptive.localShuffleReader.enabled" -> "true") {
       // Planned from their input sizes (about 600 KB each), neither side is small enough to broadcast.
       def left = JoinData.intKeys(spark, 30000, 200, seed = 13)
-      def right = JoinData.intKeys(spark, 30000, 200, seed = 14).toDF("k2", "v2").where(col("v2") % 500 === 0)
+      // 3,000 rows after the filter: tens of small batches per partition, read back as rows (ColumnarToRow,
+      // which closes the vectors of each batch it consumed) by the broadcast exchange AQE puts above it.
+      def right = JoinData.intKeys(spark, 30000, 200, seed = 14).toDF("k2", "v2").where(col("v2") % 10 === 0)
       def query = left.join(right, col("k") === col("k2"))
       val expected = withConf("spark.rowmatch.enabled" -> "false")(query.collect().toSeq)
       val df = query
@@ -149,6 +151,13 @@ class ArrowShuffleSuite extends JoinQueryTest {
       assertSameRows(expected, actual, planText(df))
       assert(arrowShuffles(df).nonEmpty, planText(df))
       assert(executedNodes(df).exists { case r: AQEShuffleReadExec => r.isLocalRead; case _ => false }, planText(df))
+      val broadcastOverArrowShuffle = executedNodes(df).exists {
+        case b: org.apache.spark.sql.execution.exchange.BroadcastExchangeExec =>
+          b.collectFirst { case q: org.apache.spark.sql.execution.adaptive.ShuffleQueryStageExec =>
+            q.shuffle.isInstanceOf[RowmatchShuffleExchangeExec] }.getOrElse(false)
+        case _ => false
+      }
+      assert(broadcastOverArrowShuffle, planText(df))
     }
   }
 
