@@ -20,7 +20,9 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 case class RowmatchFilterExec(condition: Expression, child: SparkPlan, settings: ArrowSettings)
   extends UnaryExecNode with ArrowBatchProducer {
 
-  private def notNullIds = RowmatchFilterExec.notNullColumns(condition).map(_.exprId).toSet
+  // The planner only builds this node for an isnotnull-only condition over the child's columns.
+  private def notNullIds =
+    RowmatchFilterExec.notNullOnly(condition, child.output).getOrElse(Nil).map(_.exprId).toSet
 
   override def nodeName: String = "RowmatchFilter"
 
@@ -67,15 +69,6 @@ object RowmatchFilterExec {
       case And(l, r) => for (a <- conjuncts(l); b <- conjuncts(r)) yield a ++ b
       case IsNotNull(a: Attribute) if ids.contains(a.exprId) => Some(Seq(a))
       case _ => None
-    }
-    conjuncts(condition)
-  }
-
-  private def notNullColumns(condition: Expression): Seq[Attribute] = {
-    def conjuncts(e: Expression): Seq[Attribute] = e match {
-      case And(l, r) => conjuncts(l) ++ conjuncts(r)
-      case IsNotNull(a: Attribute) => Seq(a)
-      case _ => Nil
     }
     conjuncts(condition)
   }
