@@ -46,6 +46,15 @@ public class ComparatorBench {
   @Param({"65536", "1000000"})
   int rows;
 
+  /**
+   * Which pairs each call compares. {@code fixed}: the same batch of {@link #PAIRS} probe rows on every call
+   * (its build-side lines stay in cache between calls when they fit). {@code sweep}: the probe table in batch
+   * order, a new batch of {@link #PAIRS} rows per call, as a hash join's probe meets its build side (no line
+   * reused from the previous call).
+   */
+  @Param({"fixed"})
+  String probe = "fixed";
+
   BufferAllocator allocator;
   List<FieldVector> left;
   List<FieldVector> right;
@@ -53,8 +62,12 @@ public class ComparatorBench {
   boolean[] nansEqual = {true, true, true, true};
   MultiColumnComparator rowmatch;
   ClosureComparator closures;
-  int[] leftIds = new int[PAIRS];
-  int[] rightIds = new int[PAIRS];
+  int[] leftIds;
+  int[] rightIds;
+  /** The batches a call picks from, in turn: one for {@code fixed}, rows / PAIRS for {@code sweep}. */
+  int[][] leftBatches;
+  int[][] rightBatches;
+  int nextBatch;
   boolean[] out = new boolean[PAIRS];
 
   @Setup(Level.Trial)
@@ -79,12 +92,35 @@ public class ComparatorBench {
     rowmatch = MultiColumnComparator.build(left, right, nullsEqual, nansEqual);
     closures = new ClosureComparator(left, right, nullsEqual, nansEqual);
     int base = rnd.nextInt(rows - PAIRS);
-    for (int k = 0; k < PAIRS; k++) {
-      int l = base + k;
-      leftIds[k] = l;
-      // 80% candidates that truly match (all 4 columns compared), 20% that don't (a hash collision).
-      rightIds[k] = rnd.nextInt(10) < 8 ? shuffled[l] : rnd.nextInt(rows);
+    int batches;
+    switch (probe) {
+      case "fixed" -> batches = 1;
+      case "sweep" -> {
+        batches = rows / PAIRS;
+        base = 0;
+      }
+      default -> throw new IllegalArgumentException("probe must be fixed or sweep: " + probe);
     }
+    leftBatches = new int[batches][PAIRS];
+    rightBatches = new int[batches][PAIRS];
+    for (int b = 0; b < batches; b++) {
+      for (int k = 0; k < PAIRS; k++) {
+        int l = base + b * PAIRS + k;
+        leftBatches[b][k] = l;
+        // 80% candidates that truly match (all 4 columns compared), 20% that don't (a hash collision).
+        rightBatches[b][k] = rnd.nextInt(10) < 8 ? shuffled[l] : rnd.nextInt(rows);
+      }
+    }
+    leftIds = leftBatches[0];
+    rightIds = rightBatches[0];
+  }
+
+  /** Points leftIds/rightIds at the batch this call compares. */
+  void nextBatch() {
+    int b = nextBatch;
+    nextBatch = b + 1 == leftBatches.length ? 0 : b + 1;
+    leftIds = leftBatches[b];
+    rightIds = rightBatches[b];
   }
 
   /**
@@ -152,6 +188,9 @@ public class ComparatorBench {
   @Benchmark
   @OperationsPerInvocation(PAIRS)
   public void closuresEqual(Blackhole bh) {
+    nextBatch();
+    int[] leftIds = this.leftIds;
+    int[] rightIds = this.rightIds;
     for (int k = 0; k < PAIRS; k++) {
       bh.consume(closures.equal(leftIds[k], rightIds[k]));
     }
@@ -160,6 +199,9 @@ public class ComparatorBench {
   @Benchmark
   @OperationsPerInvocation(PAIRS)
   public void rowmatchEqual(Blackhole bh) {
+    nextBatch();
+    int[] leftIds = this.leftIds;
+    int[] rightIds = this.rightIds;
     for (int k = 0; k < PAIRS; k++) {
       bh.consume(rowmatch.equal(leftIds[k], rightIds[k]));
     }
@@ -168,6 +210,7 @@ public class ComparatorBench {
   @Benchmark
   @OperationsPerInvocation(PAIRS)
   public boolean[] rowmatchEqualMany() {
+    nextBatch();
     rowmatch.equalMany(leftIds, rightIds, PAIRS, out);
     return out;
   }

@@ -20,7 +20,8 @@ import java.util.Map;
  * cache lines, which shows how much of the 1M-row cost is the pairs' footprint outgrowing the L2 cache.
  *
  * <p>Usage: {@code java <rowmatch-jvm-flags> -cp ... io.rowmatch.bench.core.ComparatorInterleaved [rows]
- * [rounds]}.
+ * [rounds] [fixed|sweep]} (the probe pattern, see {@link ComparatorBench#probe}; the repeated cases run
+ * with {@code fixed} only).
  */
 public final class ComparatorInterleaved {
   private ComparatorInterleaved() {}
@@ -33,6 +34,7 @@ public final class ComparatorInterleaved {
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
     ComparatorBench b = new ComparatorBench();
     b.rows = rows;
+    b.probe = args.length > 2 ? args[2] : "fixed";
     b.setup();
     try {
       int pairs = ComparatorBench.PAIRS;
@@ -40,6 +42,7 @@ public final class ComparatorInterleaved {
       Map<String, Runnable> cases = new LinkedHashMap<>();
       cases.put("closures", () -> {
         int n = 0;
+        b.nextBatch();
         for (int k = 0; k < pairs; k++) {
           n += b.closures.equal(b.leftIds[k], b.rightIds[k]) ? 1 : 0;
         }
@@ -47,16 +50,18 @@ public final class ComparatorInterleaved {
       });
       cases.put("equal", () -> {
         int n = 0;
+        b.nextBatch();
         for (int k = 0; k < pairs; k++) {
           n += b.rowmatch.equal(b.leftIds[k], b.rightIds[k]) ? 1 : 0;
         }
         sink[0] += n;
       });
       cases.put("equalMany", () -> {
+        b.nextBatch();
         b.rowmatch.equalMany(b.leftIds, b.rightIds, pairs, b.out);
         sink[0] += b.out[7] ? 1 : 0;
       });
-      for (int n : new int[] {1024, 2048}) {
+      for (int n : b.probe.equals("fixed") ? new int[] {1024, 2048} : new int[0]) {
         int[] li = Arrays.copyOf(b.leftIds, n);
         int[] ri = Arrays.copyOf(b.rightIds, n);
         cases.put("equalMany first " + n + ", repeated", () -> {
