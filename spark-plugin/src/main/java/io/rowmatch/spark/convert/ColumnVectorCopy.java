@@ -1,7 +1,5 @@
 package io.rowmatch.spark.convert;
 
-import java.util.Arrays;
-
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -10,7 +8,6 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.spark.sql.execution.arrow.ArrowFieldWriter;
 import org.apache.spark.sql.execution.arrow.ArrowWriter$;
-import org.apache.spark.sql.execution.vectorized.Dictionary;
 import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
@@ -23,7 +20,8 @@ import org.apache.spark.unsafe.Platform;
  * Copies one Spark column vector into one Arrow vector, batch after batch (the Arrow vector is reused).
  * The vectorized Parquet/ORC readers' OnHeap/OffHeapColumnVectors without a dictionary are copied in bulk
  * from their storage: one memory copy per fixed-width column, one per string value, nulls packed into a
- * bitmap. Any other column vector (dictionary-encoded, constant, Arrow, nested types, decimals of more than
+ * bitmap. Dictionary-encoded strings are decoded once per dictionary entry ({@link DictionaryStrings}). Any
+ * other column vector (other dictionary-encoded types, constant, Arrow, nested types, decimals of more than
  * 18 digits) is copied value by value through the ColumnVector API, which is exact for every type.
  */
 final class ColumnVectorCopy {
@@ -33,8 +31,7 @@ final class ColumnVectorCopy {
   private final int scale;
   private ArrowFieldWriter nested;
   // Strings of the dictionary last seen, decoded once per id: Parquet's decodeToBinary copies each value.
-  private Dictionary dictionary;
-  private byte[][] decoded = new byte[0][];
+  private final DictionaryStrings dictionaryStrings = new DictionaryStrings();
 
   // The Spark storage of the batch being copied: (base object, offset) as Platform reads it; a null base
   // with an absolute address for off-heap vectors, an array with its base offset for on-heap ones.
@@ -335,14 +332,36 @@ final class ColumnVectorCopy {
         : strings ? src.getUTF8String(i).getBytes() : src.getBinary(i));
   }
 
+  /** Dictionary-encoded strings: each id's value decoded once per dictionary, then moved word-wise. */
   private void copyVarDictionary(WritableColumnVector w, int n) {
-    Dictionary d = SparkColumnMemory.dictionary(w);
-    if (d != dictionary) {
-      dictionary = d;
-      Arrays.fill(decoded, null);
-    }
+    dictionaryStrings.use(SparkColumnMemory.dictionary(w));
     WritableColumnVector ids = w.getDictionaryIds();
-    copyVarValues(n, i -> w.isNullAt(i) ? null : decodedValue(ids.getDictId(i)));
+    int[] idArray = ids instanceof OnHeapColumnVector h ? SparkColumnMemory.ints(h) : null;
+    boolean allNull = w.isAllNull();
+    boolean anyNull = w.hasNull();
+    BaseVariableWidthVector v = (BaseVariableWidthVector) dst;
+    long total = 0;
+    if (!allNull) {
+      for (int i = 0; i < n; i++) {
+        if (!anyNull || !w.isNullAt(i)) {
+          total += dictionaryStrings.length(idArray != null ? idArray[i] : ids.getDictId(i));
+        }
+      }
+    }
+    prepareVar(v, n, total + DictionaryStrings.SLACK);
+    long bits = v.getValidityBufferAddress();
+    long offsets = v.getOffsetBufferAddress();
+    long data = v.getDataBufferAddress();
+    int end = 0;
+    MemoryUtil.putInt(offsets, 0);
+    for (int i = 0; i < n; i++) {
+      if (!allNull && (!anyNull || !w.isNullAt(i))) {
+        end += dictionaryStrings.copyTo(idArray != null ? idArray[i] : ids.getDictId(i), data + end);
+        setBit(bits, i);
+      }
+      MemoryUtil.putInt(offsets + 4L * (i + 1), end);
+    }
+    v.setLastSet(n - 1);
   }
 
   /** Two passes over the values: their total size first (one allocation), then the copies. */
@@ -371,18 +390,6 @@ final class ColumnVectorCopy {
       MemoryUtil.putInt(offsets + 4L * (i + 1), end);
     }
     v.setLastSet(n - 1);
-  }
-
-  private byte[] decodedValue(int id) {
-    if (id >= decoded.length) {
-      decoded = Arrays.copyOf(decoded, Math.max(id + 1, 2 * decoded.length));
-    }
-    byte[] b = decoded[id];
-    if (b == null) {
-      b = dictionary.decodeToBinary(id);
-      decoded[id] = b;
-    }
-    return b;
   }
 
   private void copyNested(ColumnVector src, int n) {

@@ -152,7 +152,9 @@ class ColumnarToArrowBatchesTest {
 
     Words(int salt) {
       this.salt = salt;
-      this.words = new String[] {"alpha" + salt, "", "日本" + salt, "z"};
+      // Empty, 1 to 8 bytes (one word), 9 to 64 (a few words), over 64 (one memory copy), multibyte.
+      this.words = new String[] {"alpha" + salt, "", "日本" + salt, "z", "exactly8", "nine-byte",
+          "a dictionary value of forty bytes, salt " + salt, "ü".repeat(40) + salt};
     }
 
     @Override
@@ -207,7 +209,7 @@ class ColumnarToArrowBatchesTest {
           v.setDictionary(words);
           WritableColumnVector ids = v.reserveDictionaryIds(n);
           for (int i = 0; i < n; i++) {
-            ids.putInt(i, i % 4);
+            ids.putInt(i, (i * 5) % 8); // every entry, not in order
             if (i % 9 == 4) {
               v.putNull(i);
             }
@@ -219,8 +221,9 @@ class ColumnarToArrowBatchesTest {
     for (int salt = 0; salt < 2; salt++) {
       Words w = new Words(salt);
       for (int i = 0; i < n; i++) {
-        rows.add(new GenericInternalRow(i % 9 == 4 ? new Object[4] : new Object[] {w.decodeToInt(i % 4),
-            w.decodeToLong(i % 4), w.decodeToDouble(i % 4), UTF8String.fromBytes(w.decodeToBinary(i % 4))}));
+        rows.add(new GenericInternalRow(i % 9 == 4 ? new Object[4] : new Object[] {w.decodeToInt((i * 5) % 8),
+            w.decodeToLong((i * 5) % 8), w.decodeToDouble((i * 5) % 8),
+            UTF8String.fromBytes(w.decodeToBinary((i * 5) % 8))}));
       }
     }
     try {
