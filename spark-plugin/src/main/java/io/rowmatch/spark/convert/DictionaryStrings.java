@@ -19,15 +19,21 @@ final class DictionaryStrings {
   private static final int WORD_LOOP_MAX = 64;
 
   private Dictionary source;
+  private Object sourceIdentity;
   private int[] start = new int[0]; // -1: not decoded yet
   private int[] length = new int[0];
   private byte[] bytes = new byte[256];
   private int used;
 
-  /** Switches to d, forgetting the values of an earlier dictionary (a new column chunk has its own). */
+  /**
+   * Switches to d, forgetting the values of an earlier dictionary (a new column chunk has its own); the same
+   * dictionary behind a new per-batch wrapper keeps them ({@link SparkColumnMemory#dictionarySource}).
+   */
   void use(Dictionary d) {
-    if (d != source) {
-      source = d;
+    source = d;
+    Object identity = SparkColumnMemory.dictionarySource(d);
+    if (!identity.equals(sourceIdentity)) {
+      sourceIdentity = identity;
       Arrays.fill(start, -1);
       used = 0;
     }

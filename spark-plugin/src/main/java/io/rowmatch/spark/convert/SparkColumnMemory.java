@@ -3,6 +3,9 @@ package io.rowmatch.spark.convert;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
+import java.util.List;
+
+import org.apache.spark.sql.execution.datasources.parquet.ParquetDictionary;
 import org.apache.spark.sql.execution.vectorized.Dictionary;
 import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
@@ -131,5 +134,36 @@ final class SparkColumnMemory {
 
   static Dictionary dictionary(WritableColumnVector v) {
     return (Dictionary) DICTIONARY.get(v);
+  }
+
+  /**
+   * What identifies d's values from batch to batch. Spark's Parquet reader wraps its column chunk's one
+   * dictionary in a new {@link ParquetDictionary} for every batch: the wrapped Parquet dictionary (with the
+   * wrapper's transform flag, which changes the decoded bytes) stays the same for the whole chunk. Any other
+   * dictionary is its own identity.
+   */
+  static Object dictionarySource(Dictionary d) {
+    if (PARQUET_DICTIONARY != null && d instanceof ParquetDictionary p) {
+      Object inner = PARQUET_DICTIONARY.get(p);
+      return (boolean) PARQUET_NEEDS_TRANSFORM.get(p) ? List.of(inner, Boolean.TRUE) : inner;
+    }
+    return d;
+  }
+
+  private static final VarHandle PARQUET_DICTIONARY;
+  private static final VarHandle PARQUET_NEEDS_TRANSFORM;
+
+  static {
+    VarHandle inner = null;
+    VarHandle transform = null;
+    try {
+      MethodHandles.Lookup l = MethodHandles.privateLookupIn(ParquetDictionary.class, MethodHandles.lookup());
+      inner = l.findVarHandle(ParquetDictionary.class, "dictionary", org.apache.parquet.column.Dictionary.class);
+      transform = l.findVarHandle(ParquetDictionary.class, "needTransform", boolean.class);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      inner = null; // another layout: each wrapper is its own identity (correct, decoded once per batch)
+    }
+    PARQUET_DICTIONARY = inner;
+    PARQUET_NEEDS_TRANSFORM = transform;
   }
 }

@@ -233,6 +233,76 @@ class ColumnarToArrowBatchesTest {
     }
   }
 
+  /** A Parquet column chunk's dictionary of strings: id i decodes to words[i]; decodes[0] counts the calls. */
+  private static org.apache.parquet.column.Dictionary parquetStrings(int[] decodes, String... words) {
+    return new org.apache.parquet.column.Dictionary(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY) {
+      @Override
+      public int getMaxId() {
+        return words.length - 1;
+      }
+
+      @Override
+      public org.apache.parquet.io.api.Binary decodeToBinary(int id) {
+        decodes[0]++;
+        return org.apache.parquet.io.api.Binary.fromString(words[id]);
+      }
+    };
+  }
+
+  @Test
+  void parquetDictionaryWrappedAnewEachBatchIsDecodedOnceAndANewChunkIsNotConfusedWithTheLast() {
+    // Spark's Parquet reader wraps its chunk's dictionary in a new ParquetDictionary per batch: batches 1 and 2
+    // share chunk A's dictionary behind two wrappers, batch 3 starts chunk B with other values for the same
+    // ids (longer ones too, so a stale entry would also have the wrong length).
+    int[] decodes = new int[1];
+    org.apache.parquet.column.Dictionary chunkA = parquetStrings(decodes, "a", "", "ünïcødé", "twelve bytes");
+    org.apache.parquet.column.Dictionary chunkB = parquetStrings(decodes, "b-first-value-of-chunk-b", "x", "",
+        "日本語の値");
+    org.apache.parquet.column.Dictionary[] chunks = {chunkA, chunkA, chunkB};
+    StructType schema = new StructType().add("s", DataTypes.StringType);
+    int n = 65;
+    List<InternalRow> rows = new ArrayList<>();
+    for (org.apache.parquet.column.Dictionary chunk : chunks) {
+      for (int i = 0; i < n; i++) {
+        rows.add(new GenericInternalRow(i % 7 == 3 ? new Object[1]
+            : new Object[] {UTF8String.fromBytes(chunk.decodeToBinary((i * 3) % 4).getBytes())}));
+      }
+    }
+    decodes[0] = 0;
+    WritableColumnVector[] vectors = OnHeapColumnVector.allocateColumns(n, schema);
+    ColumnarBatch batch = new ColumnarBatch(vectors, n);
+    Iterator<ColumnarBatch> threeBatches = new Iterator<>() {
+      private int next;
+
+      @Override
+      public boolean hasNext() {
+        return next < chunks.length;
+      }
+
+      @Override
+      public ColumnarBatch next() {
+        WritableColumnVector v = vectors[0];
+        v.reset();
+        v.setDictionary(new org.apache.spark.sql.execution.datasources.parquet.ParquetDictionary(chunks[next++],
+            false));
+        WritableColumnVector ids = v.reserveDictionaryIds(n);
+        for (int i = 0; i < n; i++) {
+          ids.putInt(i, (i * 3) % 4);
+          if (i % 7 == 3) {
+            v.putNull(i);
+          }
+        }
+        return batch;
+      }
+    };
+    try {
+      assertEquals(3, assertConverted(schema, rows, n, threeBatches));
+      assertEquals(8, decodes[0], "each entry of each chunk decoded once, not once per batch");
+    } finally {
+      batch.close();
+    }
+  }
+
   @Test
   void arrowBatchesPassThroughUntouched() {
     StructType schema = new StructType().add("x", DataTypes.LongType);
