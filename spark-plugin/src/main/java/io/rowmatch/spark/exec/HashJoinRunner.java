@@ -118,9 +118,12 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   public static Iterator<ColumnarBatch> broadcast(JoinSpec spec, Iterator<ColumnarBatch> streamed,
       Broadcast<Object> relation, Expression condition, List<Attribute> conditionInput, TaskContext task) {
     BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
-    String key = "broadcast " + relation.id() + " " + spec.buildTableKey();
+    // A semi/anti join without a condition only asks whether a key exists: one build row per key will do.
+    // Part of the cache key, so an inner join of the same broadcast never gets the thinned table.
+    boolean onePerKey = spec.probeExistence() && condition == null;
+    String key = "broadcast " + relation.id() + " " + spec.buildTableKey() + (onePerKey ? " one row per key" : "");
     JoinBuildSide build = BroadcastJoinTables.acquire(key, spec, a -> {
-      return JoinBuildSide.fromRows(RowmatchBroadcastRows.rows(relation.value()), spec, a);
+      return JoinBuildSide.fromRows(RowmatchBroadcastRows.rows(relation.value(), onePerKey), spec, a);
     });
     // Spark's null-aware relation keeps no rows once it saw a null key; it says so by its type.
     boolean nullKey = spec.nullAwareAnti && RowmatchBroadcastRows.hasNullKey(relation.value());
