@@ -41,7 +41,7 @@ final class DictionaryStrings {
 
   /** The byte length of the value of id, decoding it on first use. */
   int length(int id) {
-    if (id >= start.length || start[id] < 0) {
+    if (id < 0 || id >= start.length || start[id] < 0) {
       decode(id);
     }
     return length[id];

@@ -2,7 +2,6 @@ package io.rowmatch.spark.convert;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-
 import java.util.List;
 
 import org.apache.spark.sql.execution.datasources.parquet.ParquetDictionary;

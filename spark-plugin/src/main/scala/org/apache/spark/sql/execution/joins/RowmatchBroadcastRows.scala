@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.catalyst.InternalRow
 
 /**
- * Every row of a broadcast HashedRelation, key by key, for Rowmatch's broadcast hash join.
+ * The rows of a broadcast HashedRelation, for Rowmatch's broadcast hash join to build its own table from.
  *
  * It lives in Spark's package only because HashedRelation is `private[execution]`; it is the one place the
  * plugin needs that type. Reading the rows back keeps Spark's broadcast exchange (and AQE's stage reuse)
