@@ -12,6 +12,7 @@ import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.Platform;
@@ -276,6 +277,11 @@ final class ColumnVectorCopy {
   private void copyFixedByValue(ColumnVector src, int n) {
     long bits = dst.getValidityBufferAddress();
     long to = dst.getDataBufferAddress();
+    // Spark's writable vectors keep a decimal of at most 18 digits as its unscaled int or long (getDecimal
+    // reads it back the same way, dictionary-encoded or not): read that, no Decimal object per value.
+    boolean unscaledStorage = kind == SparkArrowKind.DECIMAL_LONG && src instanceof WritableColumnVector
+        && src.dataType() instanceof DecimalType t && t.precision() == precision && t.scale() == scale;
+    boolean intStorage = precision <= SparkArrowKind.MAX_INT_DIGITS;
     for (int i = 0; i < n; i++) {
       if (src.isNullAt(i)) {
         continue;
@@ -294,6 +300,12 @@ final class ColumnVectorCopy {
         case SparkArrowKind.FLOAT -> MemoryUtil.putInt(to + 4L * i, Float.floatToRawIntBits(src.getFloat(i)));
         case SparkArrowKind.DOUBLE -> MemoryUtil.putLong(to + 8L * i, Double.doubleToRawLongBits(src.getDouble(i)));
         case SparkArrowKind.DECIMAL_LONG -> {
+          if (unscaledStorage) {
+            long unscaled = intStorage ? src.getInt(i) : src.getLong(i);
+            MemoryUtil.putLong(to + 16L * i, unscaled);
+            MemoryUtil.putLong(to + 16L * i + 8, unscaled >> 63);
+            continue;
+          }
           Decimal d = src.getDecimal(i, precision, scale);
           if (d == null || !d.changePrecision(precision, scale)) {
             clearBit(bits, i);

@@ -185,8 +185,10 @@ class ColumnarToArrowBatchesTest {
 
   @Test
   void dictionaryEncodedVectorsAreDecodedAndANewDictionaryIsNotConfusedWithTheLast() {
+    // Decimals of at most 9 and of 10 to 18 digits are kept as unscaled ints and longs, dictionary-encoded too.
     StructType schema = new StructType().add("i", DataTypes.IntegerType).add("l", DataTypes.LongType)
-        .add("d", DataTypes.DoubleType).add("s", DataTypes.StringType);
+        .add("d", DataTypes.DoubleType).add("s", DataTypes.StringType)
+        .add("dec5", DataTypes.createDecimalType(5, 2)).add("dec12", DataTypes.createDecimalType(12, 2));
     int n = 70;
     List<InternalRow> rows = new ArrayList<>();
     WritableColumnVector[] vectors = OnHeapColumnVector.allocateColumns(n, schema);
@@ -221,9 +223,11 @@ class ColumnarToArrowBatchesTest {
     for (int salt = 0; salt < 2; salt++) {
       Words w = new Words(salt);
       for (int i = 0; i < n; i++) {
-        rows.add(new GenericInternalRow(i % 9 == 4 ? new Object[4] : new Object[] {w.decodeToInt((i * 5) % 8),
-            w.decodeToLong((i * 5) % 8), w.decodeToDouble((i * 5) % 8),
-            UTF8String.fromBytes(w.decodeToBinary((i * 5) % 8))}));
+        int id = (i * 5) % 8;
+        rows.add(new GenericInternalRow(i % 9 == 4 ? new Object[6] : new Object[] {w.decodeToInt(id),
+            w.decodeToLong(id), w.decodeToDouble(id), UTF8String.fromBytes(w.decodeToBinary(id)),
+            org.apache.spark.sql.types.Decimal.apply(w.decodeToInt(id), 5, 2),
+            org.apache.spark.sql.types.Decimal.apply(w.decodeToLong(id), 12, 2)}));
       }
     }
     try {
