@@ -301,6 +301,19 @@ public final class GroupTable implements AutoCloseable {
     }
   }
 
+  /**
+   * Lowers the load of a small table that will only be probed from now on (a join's build side), so probes
+   * for absent keys rarely walk; see {@code HashSlots.spreadForProbing}. Answers are unchanged.
+   */
+  public void spreadForProbing() {
+    slots.spreadForProbing(groupCount());
+  }
+
+  /** Slots of the table's index (for tests of its load). */
+  int slotCapacity() {
+    return slots.capacity();
+  }
+
   public int groupCount() {
     return groupCount;
   }

@@ -136,6 +136,11 @@ public final class JoinTable implements AutoCloseable {
   }
 
   /** Ends the build: lays build rows out by key. Probing needs it; adding batches after it is an error. */
+  /** Slots of the key table's hash index (for tests of its load). */
+  int slotCapacity() {
+    return keys.slotCapacity();
+  }
+
   public void finish() {
     checkUsable();
     if (finished) {
@@ -146,6 +151,9 @@ public final class JoinTable implements AutoCloseable {
     try {
       if (denseCandidate) {
         dense = DenseKeyIndex.tryBuild(allocator, keys.keyColumns().get(0), groups);
+      }
+      if (dense == null) {
+        keys.spreadForProbing();
       }
       matched = allocator.buffer(Math.max(1, groups));
       matched.setZero(0, matched.capacity());

@@ -345,6 +345,51 @@ class JoinTableTest {
     }
   }
 
+  /**
+   * A small build side is spread to load 1/8 for probing (1,300 keys: 16,384 slots where load 1/2 gave
+   * 4,096), a large one keeps its slots (past 32,768 slots spreading stops), and the answers of a selective
+   * probe (mostly absent keys, sparse build keys: the hashed path) match a set reference either way.
+   */
+  @Test
+  void smallBuildSidesAreSpreadForProbingWithTheSameAnswers() {
+    java.util.Random rnd = new java.util.Random(5);
+    for (int keys : new int[] {3, 1300, 20_000}) {
+      java.util.LinkedHashSet<Long> set = new java.util.LinkedHashSet<>();
+      while (set.size() < keys) {
+        set.add((long) rnd.nextInt(10_000_000));
+      }
+      long[] buildValues = set.stream().mapToLong(Long::longValue).toArray();
+      long[] probeValues = new long[50_000];
+      for (int i = 0; i < probeValues.length; i++) {
+        probeValues[i] = i % 10 == 0 ? buildValues[rnd.nextInt(keys)] : rnd.nextInt(10_000_000);
+      }
+      try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+          new boolean[] {false}, "spread"); BigIntVector b = longs(buildValues); BigIntVector p = longs(probeValues)) {
+        t.addBatch(List.of(b), keys);
+        int before = t.slotCapacity();
+        t.finish();
+        assertTrue(t.dense() == null, "sparse keys take the hashed path");
+        int expected = keys == 3 ? 64 : keys == 1300 ? 16_384 : 65_536;
+        assertEquals(expected, t.slotCapacity(), keys + " keys (" + before + " slots before finish)");
+        JoinProbe probe = t.newProbe();
+        probe.lookup(List.of(p), probeValues.length);
+        for (int i = 0; i < probeValues.length; i++) {
+          assertEquals(set.contains(probeValues[i]), probe.hasMatch(i), keys + " keys, probe " + probeValues[i]);
+        }
+      }
+    }
+  }
+
+  @Test
+  void withoutMemoryToSpreadATableKeepsItsSlots() {
+    try (org.apache.arrow.memory.BufferAllocator small = root.newChildAllocator("small", 0, 4096);
+        HashSlots slots = new HashSlots(small, 100)) {
+      assertEquals(256, slots.capacity()); // 2 KB of the 4 KB allowed
+      slots.spreadForProbing(100); // would take 1,024 slots (8 KB)
+      assertEquals(256, slots.capacity());
+    }
+  }
+
   private IntVector ints(int... values) {
     IntVector v = new IntVector("i", root);
     v.allocateNew(values.length);
