@@ -34,7 +34,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Hash join, build then probe: {@code buildRows} build rows with distinct keys 0..buildRows-1, then
- * {@code probeRows} probe rows with keys spread over twice that range (about half match), every matching
+ * {@code probeRows} probe rows with keys spread over {@code probeSpread} times that range (by default twice:
+ * about half match), every matching
  * (probe row, build row) pair consumed. Keys: one BigInt, or (BigInt, VarChar 10-20 bytes).
  * <ul>
  *   <li>{@code rowmatch}: {@link JoinTable} over Arrow batches of 4096 rows, pairs via {@link JoinProbe};
@@ -56,6 +57,14 @@ public class JoinBuildProbeBench {
 
   @Param({"4000000"})
   public int probeRows;
+
+  /**
+   * Probe keys are spread over {@code probeSpread x buildRows} key ids, so about 1/probeSpread of the probe rows
+   * match. 2 is a join where half the rows match; 150 is TPC-H q8's first join (1,300 part keys of 200K, 6M
+   * lineitem rows probing): a selective join whose probes are mostly for absent keys.
+   */
+  @Param({"2"})
+  public int probeSpread;
 
   @Param({"bigint", "bigint_varchar"})
   public String keys;
@@ -80,7 +89,7 @@ public class JoinBuildProbeBench {
   public void setup() {
     boolean withString = keys.equals("bigint_varchar");
     KeyData.KeyIds buildIds = i -> i;
-    KeyData.KeyIds probeIds = i -> KeyData.probeKeyOf(i, 2L * buildRows);
+    KeyData.KeyIds probeIds = i -> KeyData.probeKeyOf(i, (long) probeSpread * buildRows);
     switch (impl) {
       case "rowmatch":
         root = new RootAllocator();
