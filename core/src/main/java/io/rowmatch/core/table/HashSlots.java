@@ -17,7 +17,7 @@ final class HashSlots implements AutoCloseable {
   /** Largest capacity: 2^30 slots (8 GiB), beyond any int-indexed table at load 1/2. */
   private static final int MAX_CAPACITY = 1 << 30;
   /** Most slots {@link #spreadForProbing} spreads a table over: 256 KB, within a core's L2 cache. */
-  static final int SPREAD_MAX_CAPACITY = 1 << 15;
+  private static final int SPREAD_MAX_CAPACITY = 1 << 15;
 
   private final BufferAllocator allocator;
   private ArrowBuf buf;

@@ -135,12 +135,12 @@ public final class JoinTable implements AutoCloseable {
     return first;
   }
 
-  /** Ends the build: lays build rows out by key. Probing needs it; adding batches after it is an error. */
   /** Slots of the key table's hash index (for tests of its load). */
   int slotCapacity() {
     return keys.slotCapacity();
   }
 
+  /** Ends the build: lays build rows out by key. Probing needs it; adding batches after it is an error. */
   public void finish() {
     checkUsable();
     if (finished) {
