@@ -7,7 +7,9 @@ import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.ColumnarToRowExec;
 import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.RowToColumnarExec;
+import org.apache.spark.sql.execution.RowmatchUnionExec;
 import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.UnionExec;
 import org.apache.spark.sql.execution.adaptive.AQEShuffleReadExec;
 import org.apache.spark.sql.execution.adaptive.ShuffleQueryStageExec;
 
@@ -26,13 +28,14 @@ import scala.jdk.javaapi.CollectionConverters;
  * builds OnHeapColumnVectors) becomes our RowmatchToArrow, a ColumnarToRow/RowToColumnar pair over an
  * Arrow producer cancels out, and a non-Arrow columnar child (a vectorized scan) gets RowmatchToArrow.
  * A column-pruning Project over a Rowmatch join or aggregate becomes a RowmatchProject, so that chains of
- * joins stay in Arrow instead of going to rows and back around every Project.
+ * joins stay in Arrow instead of going to rows and back around every Project. A union that runs columnar
+ * becomes a RowmatchUnion, whose columnar path keeps the partitioning the union reports.
  */
 public final class InsertArrowTransitions extends Rule<SparkPlan> {
   @Override
   public SparkPlan apply(SparkPlan plan) {
     RowmatchConf conf = RowmatchConf.current();
-    return rewrite(plan, ArrowSettings.of(conf));
+    return rewrite(plan, ArrowSettings.of(conf), conf.enabled());
   }
 
   @Override
@@ -40,7 +43,7 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
     return "RowmatchInsertArrowTransitions";
   }
 
-  private SparkPlan rewrite(SparkPlan plan, ArrowSettings settings) {
+  private SparkPlan rewrite(SparkPlan plan, ArrowSettings settings, boolean enabled) {
     List<SparkPlan> children = CollectionConverters.asJava(plan.children());
     if (children.isEmpty()) {
       return plan;
@@ -50,7 +53,7 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
     boolean changed = false;
     for (int i = 0; i < children.size(); i++) {
       SparkPlan child = children.get(i);
-      SparkPlan c = rewrite(child, settings);
+      SparkPlan c = rewrite(child, settings, enabled);
       if (plan instanceof RowInputChildren r && r.keepsRowInput(i)) {
         c = c instanceof RowToColumnarExec r2c ? r2c.child() : c; // read row-based (a broadcast exchange)
       } else if (consumesArrow) {
@@ -60,6 +63,11 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
       newChildren.add(c);
     }
     SparkPlan result = changed ? plan.withNewChildren(CollectionConverters.asScala(newChildren).toSeq()) : plan;
+    if (enabled && result instanceof UnionExec union && !(result instanceof RowmatchUnionExec) && union.supportsColumnar()) {
+      RowmatchUnionExec partitioned = new RowmatchUnionExec(union.children());
+      partitioned.copyTagsFrom(union);
+      return partitioned;
+    }
     return columnarProject(result);
   }
 
