@@ -1,8 +1,9 @@
 package io.rowmatch.core;
 
+import org.apache.arrow.vector.ValueVector;
+
 import io.rowmatch.core.compare.ArrayRangeEquality;
 import io.rowmatch.core.compare.RunPath;
-import org.apache.arrow.vector.ValueVector;
 
 /**
  * Whole-array equality with Arrow C++ {@code ArrayEquals} semantics: the same Arrow type (field names,

@@ -1,17 +1,18 @@
 package io.rowmatch.core;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.ValueVector;
+
 import io.rowmatch.core.compare.ColumnKind;
 import io.rowmatch.core.compare.ColumnLayout;
 import io.rowmatch.core.compare.ColumnPair;
 import io.rowmatch.core.compare.ManyEquality;
 import io.rowmatch.core.compare.PairEquality;
-import org.apache.arrow.memory.ArrowBuf;
-import org.apache.arrow.vector.ValueVector;
-
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Is row {@code i} of these key columns equal to row {@code j} of those? Built once per pair of

@@ -1,13 +1,13 @@
 package io.rowmatch.core;
 
-import org.junit.jupiter.api.Tag;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rowmatch.core.compare.ArrayRangeEquality;
-import io.rowmatch.core.compare.RunPath;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BoundsChecking;
 import org.apache.arrow.memory.BufferAllocator;
@@ -24,10 +24,11 @@ import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
-import java.util.List;
+import io.rowmatch.core.compare.ArrayRangeEquality;
+import io.rowmatch.core.compare.RunPath;
 
 /**
  * Bad input: a clear {@link MalformedVectorException} naming the side, column and row, or a defined

@@ -1,7 +1,13 @@
 package io.rowmatch.core;
 
-import io.rowmatch.core.testing.RandomVectors;
-import io.rowmatch.core.testing.ReferenceEquality;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -14,13 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
-import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.rowmatch.core.testing.RandomVectors;
+import io.rowmatch.core.testing.ReferenceEquality;
 
 /**
  * Random vectors of every type, every row pair, all four flag combinations: {@code equal} and

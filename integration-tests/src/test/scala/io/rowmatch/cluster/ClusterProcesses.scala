@@ -1,7 +1,6 @@
 package io.rowmatch.cluster
 
 import java.util.concurrent.TimeUnit
-
 import scala.jdk.CollectionConverters._
 
 /**

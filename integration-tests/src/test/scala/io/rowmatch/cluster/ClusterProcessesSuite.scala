@@ -3,7 +3,6 @@ package io.rowmatch.cluster
 import java.io.File
 import java.nio.charset.StandardCharsets
 import java.util.concurrent.TimeUnit
-
 import scala.jdk.CollectionConverters._
 
 import org.scalatest.funsuite.AnyFunSuite

@@ -5,6 +5,7 @@ import java.nio.file.Path
 import java.util.concurrent.TimeUnit
 
 import org.apache.spark.scheduler.{SparkListener, SparkListenerExecutorAdded, SparkListenerExecutorRemoved,
+
   SparkListenerTaskEnd}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.{ExceptionFailure, TaskFailedReason}

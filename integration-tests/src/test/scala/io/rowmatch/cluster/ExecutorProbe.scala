@@ -19,9 +19,9 @@ object ExecutorProbe {
       attempt += 1
       val rows = spark.range(0, 16, 1, 16).selectExpr(
         "reflect('java.lang.Thread', 'sleep', cast(150 as bigint)) as slept",
-        "reflect('io.rowmatch.spark.exec.BroadcastJoinTables', 'closeIdleNow') as closed",
-        "reflect('io.rowmatch.spark.exec.TaskArrowMemory', 'openAllocators') as open",
-        "reflect('io.rowmatch.spark.exec.TaskArrowMemory', 'rootAllocatedBytes') as bytes",
+        "reflect('io.rowmatch.spark.join.BroadcastJoinTables', 'closeIdleNow') as closed",
+        "reflect('io.rowmatch.spark.memory.TaskArrowMemory', 'openAllocators') as open",
+        "reflect('io.rowmatch.spark.memory.TaskArrowMemory', 'rootAllocatedBytes') as bytes",
         "reflect('java.lang.System', 'getProperty', 'sun.java.command') as command").collect()
       rows.foreach { r =>
         val command = r.getString(4).split(" ").toSeq

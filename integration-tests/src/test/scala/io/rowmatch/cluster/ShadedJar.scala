@@ -2,7 +2,6 @@ package io.rowmatch.cluster
 
 import java.nio.file.{Files, Path}
 import java.util.jar.JarFile
-
 import scala.jdk.CollectionConverters._
 import scala.util.Using
 

@@ -3,7 +3,6 @@ package io.rowmatch.cluster
 import java.io.File
 import java.nio.file.{Files, Path}
 import java.util.jar.JarFile
-
 import scala.util.Using
 
 /**

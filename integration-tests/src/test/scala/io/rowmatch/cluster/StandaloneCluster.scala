@@ -5,7 +5,6 @@ import java.net.{InetSocketAddress, ServerSocket}
 import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path}
 import java.util.concurrent.TimeUnit
-
 import scala.jdk.CollectionConverters._
 
 /**

@@ -1,22 +1,21 @@
 package io.rowmatch.cluster
 
 import java.nio.file.{Files, Path}
-
-import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration._
+import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.{ListenerBusDrain, SparkException}
-import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.{ListenerBusDrain, SparkException}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.rowmatch.bench.tpch.{AnswerComparator, PlanInspector, SparkResults, TpchDataset, TpchQuery}
 import io.rowmatch.spark.LogCapture
 import io.rowmatch.spark.config.RowmatchConf
-import io.rowmatch.spark.exec.TestFaults
+import io.rowmatch.spark.testing.TestFaults
 import io.rowmatch.tags.ClusterTest
 import io.rowmatch.tpch.{JoinStrategy, TpchTestData}
 

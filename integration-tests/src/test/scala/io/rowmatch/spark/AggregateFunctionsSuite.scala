@@ -1,12 +1,11 @@
 package io.rowmatch.spark
 
 import java.math.BigDecimal
+import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
-
-import scala.jdk.CollectionConverters._
+import org.apache.spark.sql.{DataFrame, Row}
 
 /**
  * last(), min/max over string, binary, boolean and decimal, and the memory limit over heap state, against

@@ -1,10 +1,10 @@
 package io.rowmatch.spark
 
-import org.apache.spark.sql.{DataFrame, Row}
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
-
-import scala.jdk.CollectionConverters._
+import org.apache.spark.sql.{DataFrame, Row}
 
 class AggregateSuite extends RowmatchQueryTest {
 

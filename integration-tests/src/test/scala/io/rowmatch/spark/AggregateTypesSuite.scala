@@ -3,12 +3,11 @@ package io.rowmatch.spark
 import java.math.BigDecimal
 import java.sql.{Date, Timestamp}
 import java.time.LocalDateTime
+import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
-
-import scala.jdk.CollectionConverters._
+import org.apache.spark.sql.{DataFrame, Row}
 
 /** Every supported key type and every supported function x input type, with nulls, against vanilla Spark. */
 class AggregateTypesSuite extends RowmatchQueryTest {

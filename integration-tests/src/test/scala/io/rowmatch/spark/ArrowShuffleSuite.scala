@@ -2,16 +2,17 @@ package io.rowmatch.spark
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.execution.{CoalescedMapperPartitionSpec, CoalescedPartitionSpec, PartialMapperPartitionSpec, PartialReducerPartitionSpec, ShufflePartitionSpec}
 import org.apache.spark.sql.execution.adaptive.AQEShuffleReadExec
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
+import org.apache.spark.sql.execution.{CoalescedMapperPartitionSpec, CoalescedPartitionSpec, PartialMapperPartitionSpec, PartialReducerPartitionSpec, ShufflePartitionSpec}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
+import org.apache.spark.sql.{DataFrame, Row}
 
-import io.rowmatch.spark.exec.{RowmatchFilterExec, RowmatchShuffleExchangeExec}
+import io.rowmatch.spark.arrow.RowmatchFilterExec
 import io.rowmatch.spark.joins.{JoinData, JoinQueryTest}
+import io.rowmatch.spark.shuffle.RowmatchShuffleExchangeExec
 
 /**
  * The Arrow shuffle (RowmatchShuffleExchange) under Rowmatch joins and aggregates: answers equal vanilla

@@ -1,13 +1,12 @@
 package io.rowmatch.spark
 
 import java.util.concurrent.ConcurrentLinkedQueue
-
 import scala.jdk.CollectionConverters._
 
 import org.apache.logging.log4j.LogManager
-import org.apache.logging.log4j.core.{LogEvent, LoggerContext}
 import org.apache.logging.log4j.core.appender.AbstractAppender
 import org.apache.logging.log4j.core.config.Property
+import org.apache.logging.log4j.core.{LogEvent, LoggerContext}
 
 /** The log lines ("LEVEL logger: message") that reach the root logger of this JVM while a block runs. */
 object LogCapture {

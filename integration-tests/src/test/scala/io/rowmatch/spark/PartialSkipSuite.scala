@@ -2,12 +2,11 @@ package io.rowmatch.spark
 
 import java.math.BigDecimal
 import java.sql.Date
+import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
-
-import scala.jdk.CollectionConverters._
+import org.apache.spark.sql.{DataFrame, Row}
 
 /**
  * A partial aggregate that stops aggregating (spark.rowmatch.aggregate.skipPartial.*) and passes rows through

@@ -1,12 +1,12 @@
 package io.rowmatch.spark
 
-import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
-import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach}
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach}
 
-import io.rowmatch.spark.exec.TaskArrowMemory
+import io.rowmatch.spark.memory.TaskArrowMemory
 import io.rowmatch.spark.rules.FallbackReasons
 
 /**

@@ -1,15 +1,15 @@
 package io.rowmatch.spark
 
 import java.util.concurrent.ConcurrentLinkedQueue
-
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.{ExceptionFailure, ListenerBusDrain, SparkException}
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
 import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.{ExceptionFailure, ListenerBusDrain, SparkException}
 
 import io.rowmatch.spark.config.RowmatchConf
-import io.rowmatch.spark.exec.{BroadcastJoinTables, TestFaults}
+import io.rowmatch.spark.join.BroadcastJoinTables
+import io.rowmatch.spark.testing.TestFaults
 
 /**
  * Faults inside Rowmatch operators in local mode (`local[2,2]`: two threads, a task may fail once and be

@@ -2,7 +2,6 @@ package io.rowmatch.tpch
 
 import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path}
-
 import scala.io.Source
 
 import io.rowmatch.bench.tpch.{Engine, QueryRun, TpchQuery}

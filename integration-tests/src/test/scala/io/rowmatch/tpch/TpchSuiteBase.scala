@@ -1,13 +1,13 @@
 package io.rowmatch.tpch
 
 import java.nio.file.{Files, Path}
-
 import scala.jdk.CollectionConverters._
 
-import io.rowmatch.bench.tpch.{AnswerComparator, Engine, QueryRun, TpchDataGenerator, TpchDataset, TpchQuery}
 import org.apache.spark.sql.SparkSession
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
+
+import io.rowmatch.bench.tpch.{AnswerComparator, Engine, QueryRun, TpchDataGenerator, TpchDataset, TpchQuery}
 
 /**
  * All 22 TPC-H queries at SF 0.01 under each forced join strategy, every answer checked against

@@ -1,11 +1,11 @@
 package io.rowmatch.spark;
 
 import org.apache.spark.sql.SparkSessionExtensions;
+import scala.runtime.AbstractFunction1;
+import scala.runtime.BoxedUnit;
 
 import io.rowmatch.spark.rules.ReplaceOperators;
 import io.rowmatch.spark.rules.RowmatchColumnarRule;
-import scala.runtime.AbstractFunction1;
-import scala.runtime.BoxedUnit;
 
 /**
  * The entry point: {@code spark.sql.extensions=io.rowmatch.spark.RowmatchExtensions}. Registers the

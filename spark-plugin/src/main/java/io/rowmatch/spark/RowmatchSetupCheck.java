@@ -14,7 +14,6 @@ import org.apache.spark.sql.SparkSessionExtensions;
 import org.apache.spark.sql.SparkSessionExtensionsProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 import scala.runtime.AbstractFunction1;
 import scala.runtime.BoxedUnit;
 

@@ -1,8 +1,8 @@
 package io.rowmatch.bench.core;
 
-import io.rowmatch.core.ArrayEquals;
-import io.rowmatch.core.compare.ArrayRangeEquality;
-import io.rowmatch.core.compare.RunPath;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -22,8 +22,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
+import io.rowmatch.core.ArrayEquals;
+import io.rowmatch.core.compare.ArrayRangeEquality;
+import io.rowmatch.core.compare.RunPath;
 
 /**
  * Whole-array equality of 65,536 values of 32 bytes (issue 3). Anchors, measured in the same run:

@@ -1,5 +1,7 @@
 package io.rowmatch.bench.core;
 
+import java.util.Random;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseLargeVariableWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -7,8 +9,6 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
-
-import java.util.Random;
 
 /** Vectors for the ArrayEquals benchmarks: 32-byte values, a null pattern, and an optional change. */
 final class ArrayEqualsData {

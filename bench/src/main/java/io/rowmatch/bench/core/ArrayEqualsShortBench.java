@@ -1,8 +1,7 @@
 package io.rowmatch.bench.core;
 
-import io.rowmatch.core.ArrayEquals;
-import io.rowmatch.core.compare.ArrayRangeEquality;
-import io.rowmatch.core.compare.RunPath;
+import java.util.concurrent.TimeUnit;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -20,7 +19,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.util.concurrent.TimeUnit;
+import io.rowmatch.core.ArrayEquals;
+import io.rowmatch.core.compare.ArrayRangeEquality;
+import io.rowmatch.core.compare.RunPath;
 
 /**
  * Short arrays with alternating nulls (issue 3): the chosen path must not be more than 5% slower than

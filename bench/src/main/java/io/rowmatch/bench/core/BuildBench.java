@@ -1,6 +1,9 @@
 package io.rowmatch.bench.core;
 
-import io.rowmatch.core.MultiColumnComparator;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -18,9 +21,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.util.List;
-import java.util.Random;
-import java.util.concurrent.TimeUnit;
+import io.rowmatch.core.MultiColumnComparator;
 
 /**
  * Build + close of a comparator over the 4 key columns at 1K and 1M rows: the time (and, with

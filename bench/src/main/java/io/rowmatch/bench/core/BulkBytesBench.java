@@ -1,6 +1,7 @@
 package io.rowmatch.bench.core;
 
-import io.rowmatch.core.compare.RawMemory;
+import java.util.concurrent.TimeUnit;
+
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -19,7 +20,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.util.concurrent.TimeUnit;
+import io.rowmatch.core.compare.RawMemory;
 
 /**
  * Where BulkBytes switches from the long-by-long loop to ByteBuffer.mismatch (which pays two

@@ -1,14 +1,14 @@
 package io.rowmatch.bench.core;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.apache.arrow.memory.util.ByteFunctionHelpers;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
-
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The anchor {@code MultiColumnComparator} replaces: a list of per-column closures, an outer lambda for

@@ -1,6 +1,9 @@
 package io.rowmatch.bench.core;
 
-import io.rowmatch.core.MultiColumnComparator;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -24,9 +27,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
-import java.util.List;
-import java.util.Random;
-import java.util.concurrent.TimeUnit;
+import io.rowmatch.core.MultiColumnComparator;
 
 /**
  * Row equality on 4 key columns (BigInt, Float8, VarChar of 8–24 bytes, Int), 10% nulls, as a hash probe

@@ -1,6 +1,10 @@
 package io.rowmatch.bench.core;
 
-import io.rowmatch.core.table.GroupTable;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -26,10 +30,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
+import io.rowmatch.core.table.GroupTable;
 
 /**
  * Group-by interning: every row of {@code rows} (BigInt, VarChar 10-20 bytes) mapped to a dense group id,

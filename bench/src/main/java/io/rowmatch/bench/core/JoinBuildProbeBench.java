@@ -1,7 +1,10 @@
 package io.rowmatch.bench.core;
 
-import io.rowmatch.core.table.JoinProbe;
-import io.rowmatch.core.table.JoinTable;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -27,10 +30,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
+import io.rowmatch.core.table.JoinProbe;
+import io.rowmatch.core.table.JoinTable;
 
 /**
  * Hash join, build then probe: {@code buildRows} build rows with distinct keys 0..buildRows-1, then

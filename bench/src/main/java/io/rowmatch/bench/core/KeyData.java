@@ -1,13 +1,13 @@
 package io.rowmatch.bench.core;
 
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
-
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The benchmark keys: key id {@code k} is the pair (BigInt {@code 31k + 7}, VarChar of 10-20 ASCII bytes

@@ -1,7 +1,7 @@
 package io.rowmatch.bench.core;
 
-import io.rowmatch.core.compare.ArrayRangeEquality;
-import io.rowmatch.core.compare.RunPath;
+import java.util.concurrent.TimeUnit;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -19,7 +19,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.util.concurrent.TimeUnit;
+import io.rowmatch.core.compare.ArrayRangeEquality;
+import io.rowmatch.core.compare.RunPath;
 
 /**
  * Calibrates RunPath's two thresholds: the scalar path against the run path (forced) for runs of

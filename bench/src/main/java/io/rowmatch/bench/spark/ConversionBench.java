@@ -34,8 +34,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import io.rowmatch.spark.convert.ColumnarToArrowBatches;
-import io.rowmatch.spark.convert.RowsToArrowBatches;
+import io.rowmatch.spark.arrow.ColumnarToArrowBatches;
+import io.rowmatch.spark.arrow.RowsToArrowBatches;
 
 /**
  * Issue 5's conversions into Arrow, one batch of 8,192 rows per operation, against the anchor they replace:

@@ -33,8 +33,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
-import io.rowmatch.spark.agg.AggregateKernel;
-import io.rowmatch.spark.agg.FunctionSpec;
+import io.rowmatch.spark.aggregate.AggregateKernel;
+import io.rowmatch.spark.aggregate.FunctionSpec;
 
 /**
  * max() update over one Arrow batch of 8192 rows into 1024 groups, per value type:

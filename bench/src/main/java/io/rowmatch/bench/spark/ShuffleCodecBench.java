@@ -35,7 +35,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import io.rowmatch.spark.convert.RowsToArrowBatches;
+import io.rowmatch.spark.arrow.RowsToArrowBatches;
 import io.rowmatch.spark.shuffle.PartitionedBatchEncoder;
 import io.rowmatch.spark.shuffle.ShuffleBatchDecoder;
 

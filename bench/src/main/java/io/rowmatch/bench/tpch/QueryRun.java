@@ -2,6 +2,7 @@ package io.rowmatch.bench.tpch;
 
 import java.util.List;
 import java.util.Map;
+
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;

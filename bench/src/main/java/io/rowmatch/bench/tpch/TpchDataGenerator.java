@@ -1,7 +1,5 @@
 package io.rowmatch.bench.tpch;
 
-import io.trino.tpch.TpchEntity;
-import io.trino.tpch.TpchTable;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -16,6 +14,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
+
+import io.trino.tpch.TpchEntity;
+import io.trino.tpch.TpchTable;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Row;

@@ -1,6 +1,5 @@
 package io.rowmatch.bench.tpch;
 
-import io.trino.tpch.TpchTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -10,6 +9,8 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+
+import io.trino.tpch.TpchTable;
 import org.apache.spark.sql.SparkSession;
 
 /**

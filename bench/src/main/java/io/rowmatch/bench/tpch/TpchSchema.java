@@ -1,12 +1,13 @@
 package io.rowmatch.bench.tpch;
 
-import io.trino.tpch.TpchColumn;
-import io.trino.tpch.TpchEntity;
-import io.trino.tpch.TpchTable;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
+
+import io.trino.tpch.TpchColumn;
+import io.trino.tpch.TpchEntity;
+import io.trino.tpch.TpchTable;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataType;

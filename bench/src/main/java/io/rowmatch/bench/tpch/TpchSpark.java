@@ -1,6 +1,7 @@
 package io.rowmatch.bench.tpch;
 
 import java.util.Map;
+
 import org.apache.spark.sql.SparkSession;
 
 /** The embedded Spark session a TPC-H run uses: local, no UI, the engine's settings on top. */

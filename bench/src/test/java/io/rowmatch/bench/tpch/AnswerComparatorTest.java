@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+
 import org.junit.jupiter.api.Test;
 
 class AnswerComparatorTest {

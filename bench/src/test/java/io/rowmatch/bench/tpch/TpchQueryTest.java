@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Locale;
+
 import org.junit.jupiter.api.Test;
 
 class TpchQueryTest {

@@ -1,8 +1,8 @@
 package io.rowmatch.core.compare;
 
-import org.apache.arrow.memory.util.MemoryUtil;
-
 import java.nio.ByteBuffer;
+
+import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
  * One bulk comparison of two byte ranges whose bounds the caller has proved. Very long ranges go to

@@ -1,10 +1,10 @@
 package io.rowmatch.core.compare;
 
+import java.util.List;
+
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
-
-import java.util.List;
 
 /**
  * The physical layout family of a column, resolved once at build. Kernels switch on these int tags

@@ -1,6 +1,8 @@
 package io.rowmatch.core.compare;
 
-import io.rowmatch.core.MalformedVectorException;
+import java.util.ArrayList;
+import java.util.List;
+
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseLargeVariableWidthVector;
@@ -14,8 +16,7 @@ import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 
-import java.util.ArrayList;
-import java.util.List;
+import io.rowmatch.core.MalformedVectorException;
 
 /**
  * One side of one column, read off its vector once: the kind, the buffers' addresses and capacities,

@@ -1,14 +1,15 @@
 package io.rowmatch.core.hash;
 
+import java.util.Arrays;
+import java.util.List;
+
+import org.apache.arrow.vector.ValueVector;
+
 import io.rowmatch.core.compare.ColumnKind;
 import io.rowmatch.core.compare.ColumnLayout;
 import io.rowmatch.core.compare.FloatEquality;
 import io.rowmatch.core.compare.RawMemory;
 import io.rowmatch.core.compare.ViewEquality;
-import org.apache.arrow.vector.ValueVector;
-
-import java.util.Arrays;
-import java.util.List;
 
 /**
  * Hashes the key columns of a batch into one {@code long} per row, column by column: the hash of column 0,

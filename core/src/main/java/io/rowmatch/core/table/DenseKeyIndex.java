@@ -1,12 +1,13 @@
 package io.rowmatch.core.table;
 
-import io.rowmatch.core.compare.ColumnKind;
-import io.rowmatch.core.compare.ColumnLayout;
-import io.rowmatch.core.compare.RawMemory;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
+
+import io.rowmatch.core.compare.ColumnKind;
+import io.rowmatch.core.compare.ColumnLayout;
+import io.rowmatch.core.compare.RawMemory;
 
 /**
  * A direct-address index for a finished join table keyed by one 4- or 8-byte integral column (null never

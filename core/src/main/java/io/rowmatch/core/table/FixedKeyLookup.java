@@ -1,11 +1,11 @@
 package io.rowmatch.core.table;
 
+import java.util.function.LongUnaryOperator;
+
 import io.rowmatch.core.compare.ColumnKind;
 import io.rowmatch.core.compare.ColumnLayout;
 import io.rowmatch.core.compare.RawMemory;
 import io.rowmatch.core.hash.HashMixer;
-
-import java.util.function.LongUnaryOperator;
 
 /**
  * The lookup of a table keyed by one 4- or 8-byte integral column (bigint, int, date, timestamp, ...) where

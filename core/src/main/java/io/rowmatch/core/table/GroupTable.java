@@ -1,17 +1,18 @@
 package io.rowmatch.core.table;
 
-import io.rowmatch.core.MultiColumnComparator;
-import io.rowmatch.core.compare.ColumnKind;
-import io.rowmatch.core.compare.ColumnLayout;
-import io.rowmatch.core.hash.RowHasher;
+import java.util.List;
+import java.util.function.LongUnaryOperator;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.types.pojo.Field;
 
-import java.util.List;
-import java.util.function.LongUnaryOperator;
+import io.rowmatch.core.MultiColumnComparator;
+import io.rowmatch.core.compare.ColumnKind;
+import io.rowmatch.core.compare.ColumnLayout;
+import io.rowmatch.core.hash.RowHasher;
 
 /**
  * Interns the key rows of incoming batches into dense group ids (0, 1, 2, ... in order of first

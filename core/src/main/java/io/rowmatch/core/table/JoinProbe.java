@@ -1,9 +1,10 @@
 package io.rowmatch.core.table;
 
-import io.rowmatch.core.compare.ColumnLayout;
+import java.util.List;
+
 import org.apache.arrow.vector.ValueVector;
 
-import java.util.List;
+import io.rowmatch.core.compare.ColumnLayout;
 
 /**
  * Probes one batch at a time against a finished {@link JoinTable}. {@link #lookup} finds each probe row's key

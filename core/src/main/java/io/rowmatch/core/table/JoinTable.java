@@ -1,5 +1,8 @@
 package io.rowmatch.core.table;
 
+import java.util.List;
+import java.util.function.LongUnaryOperator;
+
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -7,9 +10,6 @@ import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.types.pojo.Field;
-
-import java.util.List;
-import java.util.function.LongUnaryOperator;
 
 /**
  * The build side of a hash equi-join. Build batches of key columns go in with {@link #addBatch}; every build

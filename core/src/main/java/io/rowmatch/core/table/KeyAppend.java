@@ -1,6 +1,5 @@
 package io.rowmatch.core.table;
 
-import io.rowmatch.core.compare.ColumnLayout;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -9,6 +8,8 @@ import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
+
+import io.rowmatch.core.compare.ColumnLayout;
 
 /**
  * Copies chosen rows of one batch column to the end of a stored key column of the same type. Fixed-width and

@@ -1,6 +1,9 @@
 package io.rowmatch.core.table;
 
-import io.rowmatch.core.compare.ColumnKind;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.NullVector;
@@ -8,9 +11,7 @@ import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
+import io.rowmatch.core.compare.ColumnKind;
 
 /**
  * A table's own copy of key rows: one Arrow vector per key column, created from the key schema in the

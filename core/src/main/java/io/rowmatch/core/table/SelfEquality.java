@@ -1,9 +1,9 @@
 package io.rowmatch.core.table;
 
+import java.util.List;
+
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
-
-import java.util.List;
 
 /**
  * Whether a key schema admits values that are not equal to themselves: a top-level null in a column without

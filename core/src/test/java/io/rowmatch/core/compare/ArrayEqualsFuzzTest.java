@@ -3,7 +3,9 @@ package io.rowmatch.core.compare;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rowmatch.core.ArrayEquals;
+import java.util.List;
+import java.util.Random;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ValueVector;
@@ -14,8 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.util.List;
-import java.util.Random;
+import io.rowmatch.core.ArrayEquals;
 
 /**
  * Differential fuzz: ArrayEquals (every path: chosen, forced scalar, forced runs) against the

@@ -1,11 +1,11 @@
 package io.rowmatch.core.compare;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** equalBytes against a byte-by-byte loop: every length 0..40, a difference at every position. */
 class RawMemoryTest {

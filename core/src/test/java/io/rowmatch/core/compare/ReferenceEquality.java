@@ -1,5 +1,9 @@
 package io.rowmatch.core.compare;
 
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
 import org.apache.arrow.memory.util.Float16;
 import org.apache.arrow.vector.Float2Vector;
 import org.apache.arrow.vector.Float4Vector;
@@ -11,10 +15,6 @@ import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
-
-import java.util.Arrays;
-import java.util.List;
-import java.util.Objects;
 
 /**
  * The slow, obvious ArrayEquals the fast one is checked against: element by element through the

@@ -1,9 +1,16 @@
 package io.rowmatch.core.hash;
 
-import io.rowmatch.core.MalformedVectorException;
-import io.rowmatch.core.MultiColumnComparator;
-import io.rowmatch.core.testutil.KeyTypes;
-import io.rowmatch.core.testutil.RandomVectors;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -19,16 +26,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Random;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.rowmatch.core.MalformedVectorException;
+import io.rowmatch.core.MultiColumnComparator;
+import io.rowmatch.core.testutil.KeyTypes;
+import io.rowmatch.core.testutil.RandomVectors;
 
 class RowHasherTest {
   private BufferAllocator root;

@@ -1,5 +1,8 @@
 package io.rowmatch.core.testing;
 
+import java.util.List;
+import java.util.Objects;
+
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float2Vector;
 import org.apache.arrow.vector.Float4Vector;
@@ -10,9 +13,6 @@ import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.complex.LargeListVector;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
-
-import java.util.List;
-import java.util.Objects;
 
 /**
  * The slow, obvious row-equality oracle the tests hold Rowmatch to: boxed values through Arrow's own

@@ -1,11 +1,11 @@
 package io.rowmatch.core.testutil;
 
+import java.util.List;
+
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
-
-import java.util.List;
 
 /** Key fields of every kind the comparator supports, for random tests. */
 public final class KeyTypes {

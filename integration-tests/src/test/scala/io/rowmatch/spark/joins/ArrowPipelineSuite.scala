@@ -2,7 +2,8 @@ package io.rowmatch.spark.joins
 
 import org.apache.spark.sql.functions._
 
-import io.rowmatch.spark.exec.{RowmatchHashJoinExec, RowmatchProjectExec}
+import io.rowmatch.spark.arrow.RowmatchProjectExec
+import io.rowmatch.spark.join.RowmatchHashJoinExec
 
 /**
  * Chains of joins stay in Arrow: the column-pruning Project between two Rowmatch joins runs as a

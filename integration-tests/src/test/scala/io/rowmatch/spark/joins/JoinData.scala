@@ -3,12 +3,11 @@ package io.rowmatch.spark.joins
 import java.math.{BigDecimal => JBigDecimal}
 import java.sql.{Date, Timestamp}
 import java.time.LocalDateTime
-
 import scala.jdk.CollectionConverters._
 import scala.util.Random
 
-import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types._
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 
 /** Generated join inputs: small key domains so keys repeat, with nulls, NaN, -0.0 and awkward strings. */
 object JoinData {

@@ -1,10 +1,10 @@
 package io.rowmatch.spark.joins
 
 import org.apache.spark.SparkException
-import org.apache.spark.sql.functions._
 import org.apache.spark.sql.execution.joins.SortMergeJoinExec
+import org.apache.spark.sql.functions._
 
-import io.rowmatch.spark.exec.BroadcastJoinTables
+import io.rowmatch.spark.join.BroadcastJoinTables
 
 /**
  * What stays vanilla and why, the settings, the memory limit, failing tasks, and the broadcast build side

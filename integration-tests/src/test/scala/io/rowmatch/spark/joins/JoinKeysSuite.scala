@@ -2,9 +2,9 @@ package io.rowmatch.spark.joins
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
+import org.apache.spark.sql.{DataFrame, Row}
 
 /**
  * Keys that are not plain columns: Spark's casts between compatible key types and other deterministic key

@@ -3,7 +3,8 @@ package io.rowmatch.spark.joins
 import org.apache.spark.sql.{DataFrame, Row}
 
 import io.rowmatch.spark.RowmatchQueryTest
-import io.rowmatch.spark.exec.{BroadcastJoinTables, RowmatchHashJoinExec, TaskArrowMemory}
+import io.rowmatch.spark.join.{BroadcastJoinTables, RowmatchHashJoinExec}
+import io.rowmatch.spark.memory.TaskArrowMemory
 
 /**
  * Differential checks of Rowmatch joins against vanilla Spark: each query runs with the plugin off and on

@@ -1,8 +1,9 @@
 package io.rowmatch.spark.join;
 
-import io.rowmatch.core.table.JoinTable;
-import io.rowmatch.spark.convert.ArrowSchemas;
-import io.rowmatch.spark.convert.RowsToArrowBatches;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
@@ -14,9 +15,9 @@ import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
+import io.rowmatch.core.table.JoinTable;
+import io.rowmatch.spark.arrow.ArrowSchemas;
+import io.rowmatch.spark.arrow.RowsToArrowBatches;
 
 /**
  * The build side of a hash join: every build row appended into one set of Arrow columns (so a build row id

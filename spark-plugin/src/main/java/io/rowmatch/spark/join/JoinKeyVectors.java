@@ -1,6 +1,9 @@
 package io.rowmatch.spark.join;
 
-import io.rowmatch.spark.convert.ArrowSchemas;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -19,9 +22,7 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import scala.jdk.javaapi.CollectionConverters;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
+import io.rowmatch.spark.arrow.ArrowSchemas;
 
 /**
  * The key columns of one side of a join for each of its batches. A key is either a column of the batch

@@ -1,7 +1,8 @@
 package io.rowmatch.spark.join;
 
-import io.rowmatch.spark.convert.ArrowSchemas;
-import io.rowmatch.spark.convert.RowReadArrowColumnVector;
+import java.util.ArrayList;
+import java.util.List;
+
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
@@ -10,8 +11,8 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
-import java.util.ArrayList;
-import java.util.List;
+import io.rowmatch.spark.arrow.ArrowSchemas;
+import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
 
 /**
  * Assembles join output batches: each output column is gathered from the probe batch or the build columns

@@ -1,12 +1,12 @@
 package io.rowmatch.spark.join;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.spark.sql.catalyst.expressions.Expression;
-import org.apache.spark.sql.types.StructType;
-
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Objects;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * A planned RowmatchHashJoin, resolved to column ordinals and flags so executors never look at Catalyst

@@ -9,10 +9,10 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
 import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.rowmatch.spark.config.RowmatchConf;
 import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
+
+import io.rowmatch.spark.config.RowmatchConf;
 
 /**
  * Why an operator stayed vanilla: recorded as a tag on the Spark plan node itself (tags survive Spark's
@@ -24,7 +24,7 @@ public final class FallbackReasons {
 
   private FallbackReasons() {}
 
-  static void record(SparkPlan node, String reason, RowmatchConf conf) {
+  public static void record(SparkPlan node, String reason, RowmatchConf conf) {
     node.setTagValue(TAG, reason);
     if (conf.explainFallback()) {
       LOG.warn("Rowmatch keeps {} vanilla: {}", node.nodeName(), reason);

@@ -12,16 +12,15 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.UnionExec;
 import org.apache.spark.sql.execution.adaptive.AQEShuffleReadExec;
 import org.apache.spark.sql.execution.adaptive.ShuffleQueryStageExec;
-
-import io.rowmatch.spark.config.RowmatchConf;
-import io.rowmatch.spark.exec.ArrowBatchProducer;
-import io.rowmatch.spark.exec.ArrowSettings;
-import io.rowmatch.spark.exec.RowInputChildren;
-import io.rowmatch.spark.exec.RowmatchHashAggregateExec;
-import io.rowmatch.spark.exec.RowmatchHashJoinExec;
-import io.rowmatch.spark.exec.RowmatchProjectExec;
-import io.rowmatch.spark.exec.RowmatchToArrowExec;
 import scala.jdk.javaapi.CollectionConverters;
+
+import io.rowmatch.spark.aggregate.RowmatchHashAggregateExec;
+import io.rowmatch.spark.arrow.ArrowBatchProducer;
+import io.rowmatch.spark.arrow.ArrowSettings;
+import io.rowmatch.spark.arrow.RowmatchProjectExec;
+import io.rowmatch.spark.arrow.RowmatchToArrowExec;
+import io.rowmatch.spark.config.RowmatchConf;
+import io.rowmatch.spark.join.RowmatchHashJoinExec;
 
 /**
  * After Spark inserted its transitions: under every Rowmatch operator, Spark's RowToColumnarExec (which

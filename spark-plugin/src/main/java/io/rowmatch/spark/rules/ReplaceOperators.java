@@ -12,16 +12,18 @@ import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
 import org.apache.spark.sql.execution.aggregate.SortAggregateExec;
 import org.apache.spark.sql.execution.exchange.Exchange;
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
-
-import io.rowmatch.spark.config.RowmatchConf;
-import io.rowmatch.spark.exec.ArrowSettings;
-import io.rowmatch.spark.exec.RowInputChildren;
-import io.rowmatch.spark.exec.RowmatchFilterExec;
-import io.rowmatch.spark.exec.RowmatchProjectExec;
-import io.rowmatch.spark.exec.RowmatchShuffleExchangeExec;
-import io.rowmatch.spark.exec.RowmatchHashAggregateExec;
-import io.rowmatch.spark.exec.RowmatchHashJoinExec;
 import scala.jdk.javaapi.CollectionConverters;
+
+import io.rowmatch.spark.aggregate.AggregatePlanner;
+import io.rowmatch.spark.aggregate.RowmatchHashAggregateExec;
+import io.rowmatch.spark.arrow.ArrowSettings;
+import io.rowmatch.spark.arrow.RowmatchFilterExec;
+import io.rowmatch.spark.arrow.RowmatchProjectExec;
+import io.rowmatch.spark.config.RowmatchConf;
+import io.rowmatch.spark.join.JoinPlanner;
+import io.rowmatch.spark.join.RowmatchHashJoinExec;
+import io.rowmatch.spark.shuffle.RowmatchShuffleExchangeExec;
+import io.rowmatch.spark.shuffle.ShufflePlanner;
 
 /**
  * Replaces supported Spark operators by Rowmatch ones and tags the others with the reason they stay.
@@ -127,7 +129,7 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
       child = sort.child(); // the sort existed only to feed the sort aggregate
     }
     if (!d.computedInputs.isEmpty()) {
-      child = io.rowmatch.spark.exec.PreProjection.project(child, d.computedInputs);
+      child = io.rowmatch.spark.aggregate.PreProjection.project(child, d.computedInputs);
     }
     RowmatchHashAggregateExec replaced = new RowmatchHashAggregateExec(
         agg.requiredChildDistributionExpressions(), agg.isStreaming(), agg.numShufflePartitions(),

@@ -12,14 +12,16 @@ import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.spark.TaskContext;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.Platform;
 
-import io.rowmatch.spark.convert.ArrowSchemas;
-import io.rowmatch.spark.convert.RowReadArrowColumnVector;
-import io.rowmatch.spark.exec.TaskArrowMemory;
+import io.rowmatch.spark.arrow.ArrowSchemas;
+import io.rowmatch.spark.arrow.ArrowSettings;
+import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
+import io.rowmatch.spark.memory.TaskArrowMemory;
 
 /**
  * Concatenates Arrow shuffle records ({@link ShuffleFormat}) of one schema back into Arrow batches of up to
@@ -30,10 +32,17 @@ import io.rowmatch.spark.exec.TaskArrowMemory;
  * before anything is read from it, and the output vectors grow (doubling) before anything is written.
  *
  * <p>One set of vectors is reused for every batch: a batch is valid until the next hasNext()/next() (the
- * usual columnar contract, as convert.RowsToArrowBatches). close() releases them; it runs by itself once
+ * usual columnar contract, as arrow.RowsToArrowBatches). close() releases them; it runs by itself once
  * the records are exhausted, and may be called early or twice.
  */
 public final class ShuffleBatchDecoder implements Iterator<ColumnarBatch>, AutoCloseable {
+  /** The read side of RowmatchShuffleExchangeExec: one decoder per reduce partition, released with the task. */
+  public static Iterator<ColumnarBatch> forTask(Iterator<byte[]> records, StructType schema, ArrowSettings settings,
+      TaskContext task) {
+    return TaskArrowMemory.open(task, settings.memoryLimit, allocator -> new ShuffleBatchDecoder(records, schema,
+        settings.timeZone, settings.batchSize, allocator, settings.memoryLimit));
+  }
+
   private static final String OPERATOR = "RowmatchShuffleExchange (reading shuffled Arrow batches)";
   /** Rows allocated for the first batch at most: small shuffles stay small, larger ones double from here. */
   private static final int FIRST_ALLOCATION_ROWS = 4096;

@@ -20,7 +20,7 @@ import org.apache.spark.sql.types.TimestampType;
 
 /**
  * Which Spark schemas the Arrow shuffle can carry, and how each column is laid out in a record. The
- * supported columns are the atomic types that convert.ArrowSchemas maps to flat Arrow vectors: Bit,
+ * supported columns are the atomic types that arrow.ArrowSchemas maps to flat Arrow vectors: Bit,
  * fixed-width (TinyInt, SmallInt, Int, DateDay, BigInt, both microsecond timestamps, Float4, Float8,
  * 128-bit Decimal of any precision), 32-bit-offset variable width (VarChar, VarBinary) and Null. Nested
  * types (struct, array, map) and every other type stay on Spark's row shuffle.

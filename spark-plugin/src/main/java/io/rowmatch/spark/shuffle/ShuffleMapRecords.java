@@ -5,7 +5,6 @@ import java.util.NoSuchElementException;
 import java.util.function.LongConsumer;
 
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-
 import scala.Product2;
 import scala.Tuple2;
 

@@ -15,7 +15,6 @@ import org.apache.spark.serializer.SerializationStream;
 import org.apache.spark.serializer.Serializer;
 import org.apache.spark.serializer.SerializerInstance;
 import org.apache.spark.sql.execution.metric.SQLMetric;
-
 import scala.Tuple2;
 import scala.collection.AbstractIterator;
 import scala.collection.Iterator;

@@ -26,10 +26,10 @@ import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import io.rowmatch.spark.convert.RandomSparkRows;
-import io.rowmatch.spark.convert.RowsToArrowBatches;
 import scala.jdk.javaapi.CollectionConverters;
+
+import io.rowmatch.spark.arrow.RandomSparkRows;
+import io.rowmatch.spark.arrow.RowsToArrowBatches;
 
 /**
  * The columnar partition ids equal Spark's own HashPartitioning expression (pmod(murmur3(keys), n)) on

@@ -31,9 +31,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import io.rowmatch.spark.convert.RandomSparkRows;
-import io.rowmatch.spark.convert.RowsToArrowBatches;
-import io.rowmatch.spark.exec.TaskArrowMemory;
+import io.rowmatch.spark.arrow.RandomSparkRows;
+import io.rowmatch.spark.arrow.RowsToArrowBatches;
+import io.rowmatch.spark.memory.TaskArrowMemory;
 
 /** Bad input on either side: clear errors naming what is wrong, nothing read out of bounds, nothing leaked. */
 class ShuffleCodecErrorsTest {

@@ -12,7 +12,7 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.YearMonthIntervalType;
 import org.junit.jupiter.api.Test;
 
-import io.rowmatch.spark.convert.ArrowSchemas;
+import io.rowmatch.spark.arrow.ArrowSchemas;
 
 class ShuffleColumnsTest {
   @Test

@@ -26,9 +26,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import io.rowmatch.spark.convert.RandomSparkRows;
-import io.rowmatch.spark.convert.RowReadArrowColumnVector;
-import io.rowmatch.spark.convert.RowsToArrowBatches;
+import io.rowmatch.spark.arrow.RandomSparkRows;
+import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
+import io.rowmatch.spark.arrow.RowsToArrowBatches;
 
 /**
  * Differential: rows split by the encoder and put back together by the decoder must be, partition by

@@ -27,7 +27,7 @@ import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
-import io.rowmatch.spark.convert.RandomSparkRows;
+import io.rowmatch.spark.arrow.RandomSparkRows;
 
 /** The slow obvious reference: rows read value by value through Spark's own ArrowColumnVector getters. */
 final class ShuffleTestSupport {

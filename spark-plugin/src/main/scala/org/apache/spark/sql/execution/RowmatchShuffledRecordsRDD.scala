@@ -1,8 +1,8 @@
 package org.apache.spark.sql.execution
 
-import org.apache.spark.{Dependency, MapOutputTrackerMaster, Partition, ShuffleDependency, SparkEnv, TaskContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLShuffleReadMetricsReporter}
+import org.apache.spark.{Dependency, MapOutputTrackerMaster, Partition, ShuffleDependency, SparkEnv, TaskContext}
 
 /** One read partition of the Arrow shuffle: which map outputs and reducers it covers (AQE's spec). */
 private final class RowmatchShuffledRecordsPartition(override val index: Int, val spec: ShufflePartitionSpec)

@@ -1,0 +1,590 @@
+package io.rowmatch.spark.aggregate;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.ExprId;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.KnownFloatingPointNormalized;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction;
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateMode;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Average;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Complete$;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Count;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Final$;
+import org.apache.spark.sql.catalyst.expressions.aggregate.First;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Last;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Max;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Min;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Partial$;
+import org.apache.spark.sql.catalyst.expressions.aggregate.PartialMerge$;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Sum;
+import org.apache.spark.sql.catalyst.optimizer.NormalizeNaNAndZero;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.BinaryType;
+import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.BooleanType$;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.DoubleType$;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.LongType$;
+import org.apache.spark.sql.types.NullType;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.TimestampNTZType;
+import org.apache.spark.sql.types.TimestampType;
+import scala.jdk.javaapi.CollectionConverters;
+
+import io.rowmatch.spark.arrow.ArrowSchemas;
+import io.rowmatch.spark.config.RowmatchConf;
+
+/**
+ * Decides whether a Spark aggregate node can run as a RowmatchHashAggregate, and if so resolves it into
+ * an {@link AggregateSpec}; otherwise gives the reason. Anything not implemented exactly as Spark does it
+ * is refused here, so the node stays vanilla rather than risk a different answer.
+ */
+public final class AggregatePlanner {
+  private AggregatePlanner() {}
+
+  /** Either a spec or the reason there is none. */
+  public static final class Decision {
+    public final AggregateSpec spec;
+    public final String reason;
+    /** Aggregate inputs to compute below the aggregate (appended after the child's columns); may be empty. */
+    public final List<NamedExpression> computedInputs;
+
+    private Decision(AggregateSpec spec, String reason, List<NamedExpression> computedInputs) {
+      this.spec = spec;
+      this.reason = reason;
+      this.computedInputs = computedInputs;
+    }
+
+    static Decision refuse(String reason) {
+      return new Decision(null, reason, List.of());
+    }
+  }
+
+  /** Thrown inside the planner to refuse with a reason. */
+  private static final class Refusal extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Refusal(String reason) {
+      super(reason, null, false, false);
+    }
+  }
+
+  public static boolean isDedup(BaseAggregateExec agg) {
+    for (AggregateExpression e : CollectionConverters.asJava(agg.aggregateExpressions())) {
+      if (!(e.aggregateFunction() instanceof First)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  public static Decision plan(BaseAggregateExec agg, RowmatchConf conf) {
+    try {
+      List<NamedExpression> computed = new ArrayList<>();
+      AggregateSpec spec = build(agg, conf, computed);
+      return new Decision(spec, null, computed);
+    } catch (Refusal r) {
+      return Decision.refuse(r.getMessage());
+    }
+  }
+
+  private static AggregateSpec build(BaseAggregateExec agg, RowmatchConf conf, List<NamedExpression> computed) {
+    if (agg.isStreaming()) {
+      throw new Refusal("streaming aggregation is not supported");
+    }
+    boolean dedup = isDedup(agg);
+    if (dedup && !conf.dedupEnabled()) {
+      throw new Refusal(RowmatchConf.DEDUP_ENABLED + "=false");
+    }
+    if (!dedup && !conf.aggregateEnabled()) {
+      throw new Refusal(RowmatchConf.AGGREGATE_ENABLED + "=false");
+    }
+    SparkPlan child = agg.child();
+    List<Attribute> childOutput = CollectionConverters.asJava(child.output());
+    for (Attribute a : childOutput) {
+      String why = ArrowSchemas.unsupportedReason(a.dataType());
+      if (why != null) {
+        throw new Refusal("input column " + a.name() + ": " + why);
+      }
+    }
+    List<AggregateExpression> aggs = CollectionConverters.asJava(agg.aggregateExpressions());
+    AggregateMode mode = null;
+    for (AggregateExpression e : aggs) {
+      if (mode == null) {
+        mode = e.mode();
+      } else if (!mode.equals(e.mode())) {
+        throw new Refusal("mixed aggregate modes (" + mode + " and " + e.mode() + ")");
+      }
+      // Spark applies FILTER only where raw rows are read (Partial, Complete); merging stages ignore it.
+      boolean readsRows = e.mode().equals(Partial$.MODULE$) || e.mode().equals(Complete$.MODULE$);
+      if (e.filter().isDefined() && readsRows) {
+        throw new Refusal("aggregate FILTER clause in " + e.sql());
+      }
+    }
+    boolean merge = mode != null && (mode.equals(PartialMerge$.MODULE$) || mode.equals(Final$.MODULE$));
+    boolean finalResults = mode == null || mode.equals(Final$.MODULE$) || mode.equals(Complete$.MODULE$);
+    if (mode != null && mode.equals(Complete$.MODULE$)) {
+      for (AggregateExpression e : aggs) {
+        if (e.isDistinct()) {
+          throw new Refusal("DISTINCT aggregate in Complete mode: " + e.sql());
+        }
+      }
+    }
+
+    // Merge-mode buffers are the last columns of the child, positionally (as Spark's inputAttributes).
+    int mergeBufferColumns = 0;
+    if (merge) {
+      for (AggregateExpression e : aggs) {
+        mergeBufferColumns += e.aggregateFunction().inputAggBufferAttributes().size();
+      }
+    }
+    int mergeStart = childOutput.size() - mergeBufferColumns;
+    if (mergeStart < 0) {
+      throw new Refusal("child has fewer columns than the aggregate buffers");
+    }
+    Map<ExprId, Integer> ordinals = new HashMap<>();
+    for (int i = 0; i < (merge ? mergeStart : childOutput.size()); i++) {
+      ordinals.putIfAbsent(childOutput.get(i).exprId(), i);
+    }
+
+    // Keys: columns of the child, or expressions computed below the aggregate (as computed inputs are).
+    Inputs inputs = new Inputs(ordinals, childOutput.size(), computed);
+    // A plain float key is only trusted where its values were already normalized below: a merging
+    // stage (its keys come from a partial aggregate that applied NormalizeNaNAndZero).
+    boolean mergingStage = merge || (mode == null && agg.requiredChildDistributionExpressions().isDefined());
+    List<NamedExpression> grouping = CollectionConverters.asJava(agg.groupingExpressions());
+    int[] keyOrdinals = new int[grouping.size()];
+    boolean[] keyNormalize = new boolean[grouping.size()];
+    for (int k = 0; k < grouping.size(); k++) {
+      Expression e = (Expression) (Object) grouping.get(k);
+      if (e instanceof Alias a) {
+        e = a.child();
+      }
+      boolean normalized = false;
+      if (e instanceof KnownFloatingPointNormalized kn && kn.child() instanceof NormalizeNaNAndZero nz
+          && nz.child() instanceof AttributeReference) {
+        e = nz.child(); // a plain float column: normalized while emitting the keys, no projection needed
+        normalized = true;
+      }
+      DataType t = e.dataType();
+      String why = groupKeyTypeReason(t);
+      if (why != null) {
+        throw new Refusal("group key " + e.sql() + ": " + why);
+      }
+      if (e instanceof AttributeReference ref) {
+        Integer ordinal = ordinals.get(ref.exprId());
+        if (ordinal == null) {
+          throw new Refusal("group key " + ref.sql() + " is not a column of the child");
+        }
+        if (containsFloating(t) && !normalized && !mergingStage) {
+          throw new Refusal("float group key " + ref.sql() + " without NormalizeNaNAndZero");
+        }
+        keyOrdinals[k] = ordinal;
+        keyNormalize[k] = normalized;
+        continue;
+      }
+      // Spark evaluates grouping expressions on every input row, so computing them in a projection below
+      // gives the same values and raises the same errors. Floating values inside must come normalized.
+      if (!e.deterministic()) {
+        throw new Refusal("group key " + e.sql() + " is not deterministic");
+      }
+      if (containsFloating(t) && !(e instanceof KnownFloatingPointNormalized) && !mergingStage) {
+        throw new Refusal("float group key " + e.sql() + " without NormalizeNaNAndZero");
+      }
+      keyOrdinals[k] = inputs.of(e, "group key " + e.sql());
+      keyNormalize[k] = false;
+    }
+
+    // Functions.
+    List<FunctionSpec> functions = new ArrayList<>();
+    int nextBuffer = mergeStart;
+    for (AggregateExpression e : aggs) {
+      AggregateFunction f = e.aggregateFunction();
+      int bufferCount = f.inputAggBufferAttributes().size();
+      int[] mergeInputs = new int[bufferCount];
+      for (int b = 0; b < bufferCount; b++) {
+        mergeInputs[b] = nextBuffer + b;
+      }
+      if (merge) {
+        nextBuffer += bufferCount;
+      }
+      functions.add(function(e, f, merge, mergeInputs, inputs, childOutput));
+    }
+
+    // Output.
+    List<Attribute> intermediate = new ArrayList<>();
+    for (NamedExpression g : grouping) {
+      intermediate.add(g.toAttribute());
+    }
+    for (AggregateExpression e : aggs) {
+      if (finalResults) {
+        continue;
+      }
+      intermediate.addAll(CollectionConverters.asJava(e.aggregateFunction().aggBufferAttributes()));
+    }
+    if (finalResults) {
+      intermediate.addAll(CollectionConverters.asJava(agg.aggregateAttributes()));
+    }
+    List<NamedExpression> result = CollectionConverters.asJava(agg.resultExpressions());
+    int[] pick;
+    if (!finalResults) {
+      // Spark outputs groupingAttributes ++ buffers for Partial/PartialMerge, whatever resultExpressions say.
+      if (result.size() != intermediate.size()) {
+        throw new Refusal("partial aggregate output does not match its buffers");
+      }
+      pick = new int[intermediate.size()];
+      for (int i = 0; i < pick.length; i++) {
+        pick[i] = i;
+      }
+    } else {
+      pick = pickOutput(result, intermediate);
+      if (pick == null) {
+        for (NamedExpression r : result) {
+          Expression re = (Expression) (Object) r;
+          if (!re.deterministic()) {
+            throw new Refusal("non-deterministic result expression " + re.sql());
+          }
+        }
+      }
+    }
+    List<StructField> outFields = new ArrayList<>();
+    for (NamedExpression r : result) {
+      Attribute a = r.toAttribute();
+      String why = ArrowSchemas.unsupportedReason(a.dataType());
+      if (why != null) {
+        throw new Refusal("output column " + a.name() + ": " + why);
+      }
+      outFields.add(new StructField(a.name(), a.dataType(), a.nullable(),
+          org.apache.spark.sql.types.Metadata.empty()));
+    }
+    StructType outputSchema = new StructType(outFields.toArray(new StructField[0]));
+    // A partial stage (raw rows in, buffers out to a later merge) may pass rows through unaggregated. A
+    // keyless aggregate has one group, so nothing to skip; no functions means distinct's partial half.
+    boolean partialStage = mode == null ? !agg.requiredChildDistributionExpressions().isDefined()
+        : mode.equals(Partial$.MODULE$);
+    boolean mayPassThrough = conf.skipPartialEnabled() && partialStage && !grouping.isEmpty() && pick != null;
+    for (FunctionSpec f : functions) {
+      mayPassThrough &= PartialPassThrough.supports(f);
+    }
+    return new AggregateSpec(keyOrdinals, keyNormalize, functions, finalResults, pick,
+        pick == null ? new ArrayList<>(result) : null, new ArrayList<>(intermediate), outputSchema,
+        conf.sessionTimeZone(), conf.batchSize(), conf.memoryLimitBytes(), "RowmatchHashAggregate",
+        mayPassThrough ? conf.skipPartialMinRows() : 0, conf.skipPartialRatio());
+  }
+
+  /** Output as a pick of intermediate columns when every result is a column or an alias of one. */
+  private static int[] pickOutput(List<NamedExpression> result, List<Attribute> intermediate) {
+    int[] pick = new int[result.size()];
+    for (int i = 0; i < pick.length; i++) {
+      Expression e = (Expression) (Object) result.get(i);
+      if (e instanceof Alias a) {
+        e = a.child();
+      }
+      if (!(e instanceof Attribute attr)) {
+        return null;
+      }
+      int found = -1;
+      for (int j = 0; j < intermediate.size(); j++) {
+        if (intermediate.get(j).exprId().equals(attr.exprId())) {
+          found = j;
+          break;
+        }
+      }
+      if (found < 0) {
+        return null;
+      }
+      pick[i] = found;
+    }
+    return pick;
+  }
+
+  public static String keyTypeReason(DataType t) {
+    if (t instanceof BooleanType || t instanceof ByteType || t instanceof ShortType || t instanceof IntegerType
+        || t instanceof LongType || t instanceof FloatType || t instanceof DoubleType || t instanceof DecimalType
+        || t instanceof DateType || t instanceof TimestampType || t instanceof TimestampNTZType
+        || t instanceof BinaryType || t instanceof NullType) {
+      return null;
+    }
+    if (t instanceof StringType s) {
+      return s.supportsBinaryEquality() ? null : "collation " + s.collationName() + " does not compare bytes";
+    }
+    return "key type " + t.simpleString() + " is not supported";
+  }
+
+  /**
+   * Group key types: the atomic ones of {@link #keyTypeReason} (which joins also use), plus structs and arrays
+   * of them, which the core compares element by element (inner nulls equal), as Spark's binary rows do.
+   */
+  static String groupKeyTypeReason(DataType t) {
+    if (t instanceof StructType st) {
+      for (StructField f : st.fields()) {
+        String why = groupKeyTypeReason(f.dataType());
+        if (why != null) {
+          return why;
+        }
+      }
+      return null;
+    }
+    if (t instanceof ArrayType a) {
+      return groupKeyTypeReason(a.elementType());
+    }
+    return keyTypeReason(t);
+  }
+
+  /** Float or double anywhere in the type (NaN and -0.0 need Spark's normalization before grouping). */
+  static boolean containsFloating(DataType t) {
+    if (t instanceof FloatType || t instanceof DoubleType) {
+      return true;
+    }
+    if (t instanceof StructType st) {
+      for (StructField f : st.fields()) {
+        if (containsFloating(f.dataType())) {
+          return true;
+        }
+      }
+      return false;
+    }
+    if (t instanceof ArrayType a) {
+      return containsFloating(a.elementType());
+    }
+    return false;
+  }
+
+  private static boolean integral(DataType t) {
+    return t instanceof ByteType || t instanceof ShortType || t instanceof IntegerType || t instanceof LongType;
+  }
+
+  private static boolean floating(DataType t) {
+    return t instanceof FloatType || t instanceof DoubleType;
+  }
+
+  private static StructField field(Attribute a) {
+    return new StructField(a.name(), a.dataType(), a.nullable(), org.apache.spark.sql.types.Metadata.empty());
+  }
+
+  private static FunctionSpec function(AggregateExpression e, AggregateFunction f, boolean merge,
+      int[] mergeInputs, Inputs ordinals, List<Attribute> childOutput) {
+    List<AttributeReference> buffers = CollectionConverters.asJava(f.aggBufferAttributes());
+    StructField[] bufferFields = new StructField[buffers.size()];
+    for (int i = 0; i < bufferFields.length; i++) {
+      bufferFields[i] = field(buffers.get(i));
+    }
+    StructField resultField = new StructField("result", f.dataType(), f.nullable(),
+        org.apache.spark.sql.types.Metadata.empty());
+    String sql = e.sql();
+    if (merge) {
+      for (int b = 0; b < mergeInputs.length; b++) {
+        DataType have = childOutput.get(mergeInputs[b]).dataType();
+        if (!have.sameType(bufferFields[b].dataType())) {
+          throw new Refusal("buffer column " + b + " of " + sql + " has type " + have.simpleString()
+              + ", expected " + bufferFields[b].dataType().simpleString());
+        }
+      }
+    }
+    if (f instanceof Count c) {
+      expectBuffers(sql, bufferFields, LongType$.MODULE$);
+      if (merge) {
+        return new FunctionSpec(FunctionSpec.Kind.COUNT, mergeInputs, true, false, false, bufferFields, resultField, sql);
+      }
+      List<Integer> inputs = new ArrayList<>();
+      for (Expression child : CollectionConverters.asJava(c.children())) {
+        if (child instanceof Literal lit) {
+          if (lit.value() == null) {
+            throw new Refusal("count of a NULL literal: " + sql);
+          }
+          continue; // a non-null literal never stops a row from counting
+        }
+        inputs.add(ordinals.of(child, sql));
+      }
+      return new FunctionSpec(FunctionSpec.Kind.COUNT, toArray(inputs), false, false, false, bufferFields,
+          resultField, sql);
+    }
+    if (f instanceof Sum s) {
+      DataType in = s.child().dataType();
+      String evalMode = s.evalContext().evalMode().toString();
+      if (!evalMode.equals("ANSI") && !evalMode.equals("LEGACY")) {
+        throw new Refusal("sum in eval mode " + evalMode + ": " + sql);
+      }
+      if (in instanceof DecimalType dIn && f.dataType() instanceof DecimalType dOut) {
+        // Spark's decimal sum: result decimal(min(p + 10, 38), s); buffer (sum, isEmpty).
+        DecimalType expected = new DecimalType(Math.min(dIn.precision() + 10, DecimalType.MAX_PRECISION()),
+            Math.min(dIn.scale(), DecimalType.MAX_SCALE()));
+        if (!dOut.sameType(expected)) {
+          throw new Refusal("sum over " + in.simpleString() + " with result type " + dOut.simpleString()
+              + " is not supported: " + sql);
+        }
+        expectBuffers(sql, bufferFields, dOut, BooleanType$.MODULE$);
+        int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(s.child(), sql)};
+        return new FunctionSpec(FunctionSpec.Kind.SUM_DECIMAL, inputs, merge, evalMode.equals("ANSI"), false,
+            bufferFields, resultField, sql, s.getContextOrNull());
+      }
+      FunctionSpec.Kind kind;
+      if (integral(in) && f.dataType() instanceof LongType) {
+        kind = FunctionSpec.Kind.SUM_LONG;
+      } else if (floating(in) && f.dataType() instanceof DoubleType) {
+        kind = FunctionSpec.Kind.SUM_DOUBLE;
+      } else {
+        throw new Refusal("sum over " + in.simpleString() + " is not supported: " + sql);
+      }
+      expectBuffers(sql, bufferFields, f.dataType());
+      int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(s.child(), sql)};
+      return new FunctionSpec(kind, inputs, merge, evalMode.equals("ANSI"), false, bufferFields, resultField, sql);
+    }
+    if (f instanceof Average a) {
+      DataType in = a.child().dataType();
+      if (in instanceof DecimalType dIn && f.dataType() instanceof DecimalType dOut
+          && a.sumDataType() instanceof DecimalType dSum) {
+        int max = DecimalType.MAX_PRECISION();
+        boolean sparkTypes = dSum.sameType(new DecimalType(Math.min(dIn.precision() + 10, max), Math.min(dIn.scale(), max)))
+            && dOut.sameType(new DecimalType(Math.min(dIn.precision() + 4, max), Math.min(dIn.scale() + 4, max)));
+        String evalMode = a.evalMode().toString();
+        if (!sparkTypes || !(evalMode.equals("ANSI") || evalMode.equals("LEGACY"))) {
+          throw new Refusal("avg over " + in.simpleString() + " with result " + dOut.simpleString() + " in eval mode "
+              + evalMode + " is not supported: " + sql);
+        }
+        expectBuffers(sql, bufferFields, dSum, LongType$.MODULE$);
+        int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(a.child(), sql)};
+        return new FunctionSpec(FunctionSpec.Kind.AVG_DECIMAL, inputs, merge, evalMode.equals("ANSI"), false,
+            bufferFields, resultField, sql, a.getContextOrNull());
+      }
+      if (!(integral(in) || floating(in)) || !(a.sumDataType() instanceof DoubleType)
+          || !(f.dataType() instanceof DoubleType)) {
+        throw new Refusal("avg over " + in.simpleString() + " is not supported: " + sql);
+      }
+      expectBuffers(sql, bufferFields, DoubleType$.MODULE$, LongType$.MODULE$);
+      int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(a.child(), sql)};
+      return new FunctionSpec(FunctionSpec.Kind.AVG_DOUBLE, inputs, merge, false, false, bufferFields, resultField,
+          sql);
+    }
+    if (f instanceof Min || f instanceof Max) {
+      boolean isMax = f instanceof Max;
+      Expression child = isMax ? ((Max) f).child() : ((Min) f).child();
+      DataType in = child.dataType();
+      FunctionSpec.Kind kind;
+      if (integral(in) || in instanceof DateType || in instanceof TimestampType || in instanceof TimestampNTZType
+          || in instanceof BooleanType
+          || (in instanceof DecimalType d && d.precision() <= Decimal.MAX_LONG_DIGITS())) {
+        kind = isMax ? FunctionSpec.Kind.MAX_LONG : FunctionSpec.Kind.MIN_LONG;
+      } else if (floating(in)) {
+        kind = isMax ? FunctionSpec.Kind.MAX_DOUBLE : FunctionSpec.Kind.MIN_DOUBLE;
+      } else if (in instanceof DecimalType) {
+        kind = isMax ? FunctionSpec.Kind.MAX_DECIMAL128 : FunctionSpec.Kind.MIN_DECIMAL128;
+      } else if (in instanceof BinaryType || (in instanceof StringType st && st.supportsBinaryOrdering())) {
+        // Other collations order by collation keys, not bytes: those stay vanilla.
+        kind = isMax ? FunctionSpec.Kind.MAX_BYTES : FunctionSpec.Kind.MIN_BYTES;
+      } else {
+        throw new Refusal((isMax ? "max" : "min") + " over " + in.simpleString() + " is not supported: " + sql);
+      }
+      expectBuffers(sql, bufferFields, in);
+      int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(child, sql)};
+      return new FunctionSpec(kind, inputs, merge, false, false, bufferFields, resultField, sql);
+    }
+    if (f instanceof First first) {
+      DataType in = first.child().dataType();
+      expectBuffers(sql, bufferFields, in, BooleanType$.MODULE$);
+      int[] inputs = merge ? mergeInputs : new int[] {inputOrdinal(first.child(), ordinals.columns, sql)};
+      return new FunctionSpec(FunctionSpec.Kind.FIRST, inputs, merge, false, first.ignoreNulls(), bufferFields,
+          resultField, sql);
+    }
+    if (f instanceof Last last) {
+      DataType in = last.child().dataType();
+      expectBuffers(sql, bufferFields, in, BooleanType$.MODULE$);
+      // Unlike first(), Spark's last evaluates its input on every row, so a computed input is fine.
+      int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(last.child(), sql)};
+      return new FunctionSpec(FunctionSpec.Kind.LAST, inputs, merge, false, last.ignoreNulls(), bufferFields,
+          resultField, sql);
+    }
+    throw new Refusal("aggregate function " + f.prettyName() + " is not supported: " + sql);
+  }
+
+  private static void expectBuffers(String sql, StructField[] buffers, DataType... types) {
+    if (buffers.length != types.length) {
+      throw new Refusal("unexpected buffer schema for " + sql);
+    }
+    for (int i = 0; i < types.length; i++) {
+      if (!buffers[i].dataType().sameType(types[i])) {
+        throw new Refusal("unexpected buffer type " + buffers[i].dataType().simpleString() + " for " + sql);
+      }
+    }
+  }
+
+  /**
+   * Resolves function inputs to child ordinals. A deterministic expression input becomes a column computed
+   * by Spark's ProjectExec below the aggregate (see PreProjection), only for group keys and functions
+   * that evaluate their input on every row as Spark does (count, sum, avg, min, max, last), so errors
+   * raised by the expression (ANSI arithmetic) are raised for the same rows.
+   */
+  private static final class Inputs {
+    final Map<ExprId, Integer> columns;
+    final int childWidth;
+    final List<NamedExpression> computed;
+
+    Inputs(Map<ExprId, Integer> columns, int childWidth, List<NamedExpression> computed) {
+      this.columns = columns;
+      this.childWidth = childWidth;
+      this.computed = computed;
+    }
+
+    int of(Expression e, String sql) {
+      if (e instanceof AttributeReference) {
+        return inputOrdinal(e, columns, sql);
+      }
+      if (!e.deterministic()) {
+        throw new Refusal("aggregate input " + e.sql() + " is not deterministic: " + sql);
+      }
+      String why = ArrowSchemas.unsupportedReason(e.dataType());
+      if (why != null) {
+        throw new Refusal("aggregate input " + e.sql() + ": " + why);
+      }
+      for (int i = 0; i < computed.size(); i++) {
+        if (((Alias) (Object) computed.get(i)).child().semanticEquals(e)) {
+          return childWidth + i;
+        }
+      }
+      computed.add(io.rowmatch.spark.aggregate.PreProjection.alias(e, "_rowmatch_input_" + computed.size()));
+      return childWidth + computed.size() - 1;
+    }
+  }
+
+  private static int inputOrdinal(Expression e, Map<ExprId, Integer> ordinals, String sql) {
+    if (!(e instanceof AttributeReference ref)) {
+      throw new Refusal("aggregate input " + e.sql() + " is an expression, not a column: " + sql);
+    }
+    Integer o = ordinals.get(ref.exprId());
+    if (o == null) {
+      throw new Refusal("aggregate input " + ref.sql() + " is not a column of the child: " + sql);
+    }
+    return o;
+  }
+
+  private static int[] toArray(List<Integer> xs) {
+    int[] out = new int[xs.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = xs.get(i);
+    }
+    return out;
+  }
+}

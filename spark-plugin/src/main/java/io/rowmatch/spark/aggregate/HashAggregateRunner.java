@@ -1,0 +1,430 @@
+package io.rowmatch.spark.aggregate;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.function.LongConsumer;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.util.TransferPair;
+import org.apache.spark.TaskContext;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection$;
+import org.apache.spark.sql.execution.arrow.ArrowWriter;
+import org.apache.spark.sql.vectorized.ArrowColumnVector;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.util.TaskCompletionListener;
+import scala.jdk.javaapi.CollectionConverters;
+
+import io.rowmatch.core.table.GroupTable;
+import io.rowmatch.spark.arrow.ArrowSchemas;
+import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
+import io.rowmatch.spark.memory.TaskArrowMemory;
+import io.rowmatch.spark.testing.TestFaults;
+
+/**
+ * Executes one partition of a RowmatchHashAggregate: interns every batch's keys into a GroupTable (nulls
+ * equal, NaNs equal, -0.0 equal 0.0: Spark's grouping after NormalizeNaNAndZero), feeds the group ids to
+ * the function kernels, then emits keys and buffers/results in Arrow batches of at most batchSize rows.
+ * A global aggregate (no keys) always has exactly one group, even over empty input, as in Spark.
+ *
+ * <p>A partial aggregate whose latest input rows mostly make new groups (PartialSkipProbe) stops
+ * aggregating: it emits the groups built so far, then passes every remaining input batch through as Spark's
+ * partial buffers, one row per input row (PartialPassThrough), keys and shareable columns zero copy. The
+ * final stage merges the repeats, so the answer is the same; a table probe and a value copy per row are
+ * saved where they would reduce nothing.
+ */
+public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoCloseable {
+  private final AggregateSpec spec;
+  private final Iterator<ColumnarBatch> input;
+  /** Told the number of input rows passed through unaggregated, batch by batch (a SQL metric). */
+  private final LongConsumer skippedRows;
+  private final BufferAllocator allocator;
+  private final AggregateKernel[] kernels;
+  /** The runner's own per-batch arrays, charged to the task's limit like the kernels' state. */
+  private final HeapAccount heap;
+  private GroupTable table;
+  private int groupCount;
+  private int[] groupIds = new int[0];
+  private int[] newGroupRows = new int[0];
+
+  private final List<FieldVector> intermediate = new ArrayList<>();
+  private final List<FieldVector> owned = new ArrayList<>();
+  private VectorSchemaRoot projected;
+  private FieldVector[] outputSources;
+  private int emitted;
+  private ColumnarBatch current;
+  private boolean closed;
+
+  /** Set once the partial aggregation is abandoned: after the built groups, input passes through. */
+  private boolean passingThrough;
+  private PartialPassThrough passThrough;
+  /** The batch handed out last is a pass-through batch: it shares input vectors, and owns currentOwned. */
+  private boolean currentShares;
+  private final List<FieldVector> currentOwned = new ArrayList<>();
+  private ColumnarBatch pending;
+  private final List<FieldVector> pendingOwned = new ArrayList<>();
+
+  private HashAggregateRunner(AggregateSpec spec, Iterator<ColumnarBatch> input, LongConsumer skippedRows,
+      BufferAllocator allocator) {
+    this.spec = spec;
+    this.input = input;
+    this.skippedRows = skippedRows;
+    this.allocator = allocator;
+    this.kernels = new AggregateKernel[spec.functions.size()];
+    this.heap = new HeapAccount(allocator, spec.operatorName);
+  }
+
+  public static Iterator<ColumnarBatch> run(AggregateSpec spec, Iterator<ColumnarBatch> batches, TaskContext task) {
+    return run(spec, batches, task, n -> { });
+  }
+
+  /** skippedRows: told how many input rows a partial aggregate passed through without aggregating. */
+  public static Iterator<ColumnarBatch> run(AggregateSpec spec, Iterator<ColumnarBatch> batches, TaskContext task,
+      LongConsumer skippedRows) {
+    Iterator<ColumnarBatch> input = TestFaults.wrap(batches, task, spec.operatorName); // test-only, off by default
+    BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
+    HashAggregateRunner runner = new HashAggregateRunner(spec, input, skippedRows, allocator);
+    TaskArrowMemory.closeWithTask(task, runner);
+    try {
+      for (int i = 0; i < runner.kernels.length; i++) {
+        runner.kernels[i] = spec.functions.get(i).newKernel(allocator, spec.timeZone);
+      }
+      runner.consume();
+      runner.prepareOutput();
+    } catch (OutOfMemoryException e) {
+      runner.close();
+      throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
+    }
+    return runner;
+  }
+
+  /** Interns the input until it ends, or until a partial aggregate decides to pass the rest through. */
+  private void consume() {
+    List<ValueVector> keys = new ArrayList<>(spec.keyOrdinals.length);
+    PartialSkipProbe probe = spec.skipPartialMinRows > 0
+        ? new PartialSkipProbe(spec.skipPartialMinRows, spec.skipPartialRatio) : null;
+    while (input.hasNext()) {
+      ColumnarBatch batch = input.next();
+      int rows = batch.numRows();
+      if (rows == 0) {
+        continue;
+      }
+      ValueVector[] columns = arrowColumns(batch);
+      if (groupIds.length < rows) {
+        heap.charge(2L * Integer.BYTES * (rows - groupIds.length)); // groupIds and newGroupRows
+        groupIds = new int[rows];
+        newGroupRows = new int[rows];
+      }
+      if (spec.keyless()) {
+        Arrays.fill(groupIds, 0, rows, 0);
+        groupCount = 1;
+      } else {
+        keys.clear();
+        for (int k : spec.keyOrdinals) {
+          keys.add(columns[k]);
+        }
+        if (table == null) {
+          table = newTable(keys);
+        }
+        table.intern(keys, rows, groupIds, newGroupRows);
+        groupCount = table.groupCount();
+      }
+      for (AggregateKernel kernel : kernels) {
+        kernel.update(columns, rows, groupIds, groupCount);
+      }
+      if (probe != null && probe.skipAfter(rows, groupCount)) {
+        passingThrough = true;
+        break;
+      }
+    }
+    if (spec.keyless()) {
+      groupCount = 1;
+    }
+  }
+
+  private ValueVector[] arrowColumns(ColumnarBatch batch) {
+    ValueVector[] columns = new ValueVector[batch.numCols()];
+    for (int c = 0; c < columns.length; c++) {
+      ColumnVector cv = batch.column(c);
+      if (!(cv instanceof ArrowColumnVector)) {
+        throw new IllegalStateException(spec.operatorName + " expects Arrow batches but column " + c + " is a "
+            + cv.getClass().getSimpleName());
+      }
+      columns[c] = ((ArrowColumnVector) cv).getValueVector();
+    }
+    return columns;
+  }
+
+  /**
+   * The next non-empty input batch as Spark's partial buffers of each row (keys, then each function's
+   * buffers, picked as the output), or null at the end of the input.
+   */
+  private ColumnarBatch passThroughBatch() {
+    while (input.hasNext()) {
+      ColumnarBatch batch = input.next();
+      int rows = batch.numRows();
+      if (rows == 0) {
+        continue;
+      }
+      ValueVector[] columns = arrowColumns(batch);
+      if (passThrough == null) {
+        passThrough = new PartialPassThrough(allocator, spec.timeZone, heap);
+      }
+      List<FieldVector> columnsOut = new ArrayList<>();
+      for (int k = 0; k < spec.keyOrdinals.length; k++) {
+        ValueVector key = columns[spec.keyOrdinals[k]];
+        if (spec.keyNormalize[k]) {
+          FieldVector normalized = normalizedCopy((FieldVector) key, rows);
+          pendingOwned.add(normalized);
+          columnsOut.add(normalized);
+        } else {
+          columnsOut.add((FieldVector) key);
+        }
+      }
+      for (FunctionSpec f : spec.functions) {
+        passThrough.buffers(f, columns, rows, columnsOut, pendingOwned);
+      }
+      ColumnVector[] out = new ColumnVector[spec.outputPick.length];
+      for (int i = 0; i < out.length; i++) {
+        out[i] = new RowReadArrowColumnVector(columnsOut.get(spec.outputPick[i]));
+      }
+      skippedRows.accept(rows);
+      return new ColumnarBatch(out, rows);
+    }
+    return null;
+  }
+
+  private GroupTable newTable(List<ValueVector> keys) {
+    List<Field> fields = new ArrayList<>(keys.size());
+    for (ValueVector v : keys) {
+      fields.add(v.getField());
+    }
+    boolean[] all = new boolean[keys.size()];
+    Arrays.fill(all, true);
+    return new GroupTable(allocator, fields, all, all.clone(), spec.operatorName);
+  }
+
+  private void prepareOutput() {
+    if (table != null) {
+      List<FieldVector> keyColumns = table.keyColumns();
+      for (int k = 0; k < keyColumns.size(); k++) {
+        FieldVector key = keyColumns.get(k);
+        if (spec.keyNormalize[k]) {
+          FieldVector normalized = normalizedCopy(key, groupCount);
+          owned.add(normalized);
+          intermediate.add(normalized);
+        } else {
+          intermediate.add(key);
+        }
+      }
+    } else if (!spec.keyless()) {
+      return; // grouped aggregate over no rows: no output
+    }
+    List<FieldVector> functionColumns = new ArrayList<>();
+    try {
+      for (AggregateKernel kernel : kernels) {
+        if (spec.finalResults) {
+          functionColumns.add(kernel.result(groupCount));
+        } else {
+          kernel.buffers(groupCount, functionColumns);
+        }
+      }
+    } finally {
+      owned.addAll(functionColumns); // also when a kernel fails midway: close() releases what was made
+    }
+    intermediate.addAll(functionColumns);
+
+    if (spec.outputPick != null) {
+      outputSources = new FieldVector[spec.outputPick.length];
+      for (int i = 0; i < outputSources.length; i++) {
+        outputSources[i] = intermediate.get(spec.outputPick[i]);
+      }
+    } else {
+      project();
+    }
+  }
+
+  /** Output columns computed by Spark's own projection over the intermediate columns, row by row. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private void project() {
+    ColumnVector[] columns = new ColumnVector[intermediate.size()];
+    for (int i = 0; i < columns.length; i++) {
+      columns[i] = new ArrowColumnVector(intermediate.get(i));
+    }
+    ColumnarBatch batch = new ColumnarBatch(columns, groupCount);
+    scala.collection.immutable.Seq exprs = CollectionConverters.asScala((List) spec.projection).toList();
+    scala.collection.immutable.Seq<Attribute> attrs =
+        CollectionConverters.asScala(spec.intermediateAttributes).toList();
+    UnsafeProjection projection = UnsafeProjection$.MODULE$.create(
+        (scala.collection.immutable.Seq<Expression>) exprs, attrs);
+    projected = VectorSchemaRoot.create(ArrowSchemas.toArrow(spec.outputSchema, spec.timeZone), allocator);
+    ArrowWriter writer = ArrowWriter.create(projected);
+    Iterator<InternalRow> rows = batch.rowIterator();
+    while (rows.hasNext()) {
+      writer.write(projection.apply(rows.next()));
+    }
+    writer.finish();
+    outputSources = projected.getFieldVectors().toArray(new FieldVector[0]);
+  }
+
+  private FieldVector normalizedCopy(FieldVector key, int n) {
+    FieldVector out = key.getField().createVector(allocator);
+    if (key instanceof Float8Vector src) {
+      Float8Vector dst = (Float8Vector) out;
+      dst.allocateNew(n);
+      for (int i = 0; i < n; i++) {
+        if (!src.isNull(i)) {
+          double d = src.get(i);
+          dst.set(i, Double.isNaN(d) ? Double.NaN : (d == 0.0 ? 0.0 : d));
+        }
+      }
+    } else if (key instanceof Float4Vector src) {
+      Float4Vector dst = (Float4Vector) out;
+      dst.allocateNew(n);
+      for (int i = 0; i < n; i++) {
+        if (!src.isNull(i)) {
+          float f = src.get(i);
+          dst.set(i, Float.isNaN(f) ? Float.NaN : (f == 0.0f ? 0.0f : f));
+        }
+      }
+    } else {
+      out.close();
+      throw new IllegalStateException("NormalizeNaNAndZero on a non-floating key: " + key.getField());
+    }
+    out.setValueCount(n);
+    return out;
+  }
+
+  @Override
+  public boolean hasNext() {
+    if (closed) {
+      return false;
+    }
+    if (outputSources != null && emitted < groupCount) {
+      return true;
+    }
+    if (passingThrough) {
+      if (pending != null) {
+        return true;
+      }
+      releaseGroups(); // every built group is out: the table and kernels are no longer needed
+      releaseCurrent(); // the input iterator may reuse the vectors the last batch shared
+      try {
+        pending = passThroughBatch();
+      } catch (OutOfMemoryException e) {
+        close();
+        throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
+      }
+      if (pending != null) {
+        return true;
+      }
+    }
+    close();
+    return false;
+  }
+
+  @Override
+  public ColumnarBatch next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    releaseCurrent();
+    if (pending != null) {
+      current = pending;
+      pending = null;
+      currentShares = true;
+      currentOwned.addAll(pendingOwned);
+      pendingOwned.clear();
+      return current;
+    }
+    int length = Math.min(spec.batchSize, groupCount - emitted);
+    ColumnVector[] columns = new ColumnVector[outputSources.length];
+    try {
+      for (int i = 0; i < columns.length; i++) {
+        TransferPair pair = outputSources[i].getTransferPair(allocator);
+        pair.splitAndTransfer(emitted, length);
+        columns[i] = new RowReadArrowColumnVector(pair.getTo());
+      }
+    } catch (OutOfMemoryException e) {
+      for (ColumnVector c : columns) {
+        if (c != null) {
+          c.close();
+        }
+      }
+      throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
+    }
+    emitted += length;
+    current = new ColumnarBatch(columns, length);
+    return current;
+  }
+
+  private void releaseCurrent() {
+    if (current != null) {
+      if (!currentShares) {
+        current.close();
+      } else {
+        // A pass-through batch shares the input's vectors: close only the columns made here.
+        for (FieldVector v : currentOwned) {
+          v.close();
+        }
+        currentOwned.clear();
+      }
+      current = null;
+      currentShares = false;
+    }
+  }
+
+  /** Releases the table, the kernels and the group output columns (all groups emitted, or closing). */
+  private void releaseGroups() {
+    outputSources = null;
+    for (FieldVector v : owned) {
+      v.close();
+    }
+    owned.clear();
+    intermediate.clear();
+    if (projected != null) {
+      projected.close();
+      projected = null;
+    }
+    for (int i = 0; i < kernels.length; i++) {
+      if (kernels[i] != null) {
+        kernels[i].close();
+        kernels[i] = null;
+      }
+    }
+    if (table != null) {
+      table.close();
+      table = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    releaseCurrent();
+    pending = null; // its shared columns belong to the input; its own ones are in pendingOwned
+    for (FieldVector v : pendingOwned) {
+      v.close();
+    }
+    pendingOwned.clear();
+    releaseGroups();
+    heap.close();
+  }
+}

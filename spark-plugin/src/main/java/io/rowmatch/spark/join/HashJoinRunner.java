@@ -1,0 +1,331 @@
+package io.rowmatch.spark.join;
+
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
+import org.apache.arrow.vector.ValueVector;
+import org.apache.spark.TaskContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.BasePredicate;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.JoinedRow;
+import org.apache.spark.sql.catalyst.expressions.Predicate$;
+import org.apache.spark.sql.execution.joins.RowmatchBroadcastRows;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.util.TaskCompletionListener;
+import scala.jdk.javaapi.CollectionConverters;
+
+import io.rowmatch.core.table.JoinProbe;
+import io.rowmatch.spark.memory.TaskArrowMemory;
+import io.rowmatch.spark.testing.TestFaults;
+
+/**
+ * Executes one partition of a RowmatchHashJoin: probes each streamed Arrow batch against the build side's
+ * JoinTable and emits Arrow batches of at most batchSize rows, in this order per probe batch: the matching
+ * pairs (filtered by the extra condition, if any), then the probe rows an outer/semi/anti join keeps by
+ * themselves; after the last probe batch, the build rows a build-side outer (or build-left semi/anti) join
+ * keeps. Matches are tracked after the condition, so "matched" means "has a pair that passes the condition",
+ * as in Spark.
+ */
+public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoCloseable {
+  private enum Phase { NEXT_PROBE_BATCH, PAIRS, PROBE_ROWS, BUILD_ROWS, DONE }
+
+  private final JoinSpec spec;
+  private final JoinBuildSide build;
+  private final Runnable releaseBuild;
+  private final Iterator<ColumnarBatch> probeInput;
+  private final BufferAllocator allocator;
+  private final JoinOutput output;
+  private final JoinProbe probe;
+  private final JoinKeyVectors probeKeys;
+  /** Null-aware anti join whose build side holds a null key: no probe row survives. */
+  private final boolean nullAwareNoRows;
+  private final BasePredicate condition;
+  private final ColumnarBatch buildRowView;
+  private final JoinedRow joined = new JoinedRow();
+  /** One bit per build row: has a (condition-passing) match; only when some output depends on it. */
+  private final long[] buildMatched;
+  private final boolean trackProbe;
+  private final int[] pairProbe;
+  private final int[] pairBuild;
+  private final int[] selected;
+  private boolean[] probePassed = new boolean[0];
+
+  private Phase phase = Phase.NEXT_PROBE_BATCH;
+  private ColumnarBatch probeBatch;
+  private ValueVector[] probeVectors;
+  private int cursor;
+  private ColumnarBatch pending;
+  private ColumnarBatch current;
+  private boolean closed;
+
+  private HashJoinRunner(JoinSpec spec, JoinBuildSide build, boolean buildNullKey, Runnable releaseBuild,
+      Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
+      List<Attribute> conditionInput) {
+    this.spec = spec;
+    this.build = build;
+    this.releaseBuild = releaseBuild;
+    this.probeInput = probeInput;
+    this.allocator = allocator;
+    this.output = new JoinOutput(spec);
+    this.probe = build.table().newProbe();
+    this.nullAwareNoRows = spec.nullAwareAnti && (buildNullKey || build.hasNullKey());
+    if (nullAwareNoRows) {
+      phase = Phase.DONE;
+    }
+    if (condition != null) {
+      this.condition = Predicate$.MODULE$.create(condition, CollectionConverters.asScala(conditionInput).toList());
+      this.condition.initialize(TaskContext.getPartitionId());
+      this.buildRowView = build.newRowView();
+    } else {
+      this.condition = null;
+      this.buildRowView = null;
+    }
+    boolean trackBuild = spec.buildOuter() || spec.buildExistence();
+    this.buildMatched = trackBuild ? new long[(build.rowCount() + 63) >>> 6] : null;
+    this.trackProbe = spec.probeOuter() || spec.probeExistence();
+    int chunk = spec.batchSize;
+    this.pairProbe = new int[chunk];
+    this.pairBuild = new int[chunk];
+    this.selected = new int[chunk];
+    this.probeKeys = spec.probeKeyVectors(allocator);
+  }
+
+  /** A shuffled hash join: both sides arrive co-partitioned; the build side is hashed by this task. */
+  public static Iterator<ColumnarBatch> shuffled(JoinSpec spec, Iterator<ColumnarBatch> left,
+      Iterator<ColumnarBatch> right, Expression condition, List<Attribute> conditionInput, TaskContext task) {
+    BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
+    JoinBuildSide build;
+    try {
+      build = JoinBuildSide.fromBatches(spec.buildLeft ? left : right, spec, allocator);
+    } catch (OutOfMemoryException e) {
+      throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
+    }
+    return start(spec, build, false, build::close, spec.buildLeft ? right : left, allocator, condition,
+        conditionInput, task);
+  }
+
+  /**
+   * A broadcast hash join: the build side is hashed once per executor from the broadcast relation's rows and
+   * shared by every task that probes it (see {@link BroadcastJoinTables}).
+   */
+  public static Iterator<ColumnarBatch> broadcast(JoinSpec spec, Iterator<ColumnarBatch> streamed,
+      Broadcast<Object> relation, Expression condition, List<Attribute> conditionInput, TaskContext task) {
+    BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
+    // A semi/anti join without a condition only asks whether a key exists: one build row per key will do.
+    // Part of the cache key, so an inner join of the same broadcast never gets the thinned table.
+    boolean onePerKey = spec.probeExistence() && condition == null;
+    String key = "broadcast " + relation.id() + " " + spec.buildTableKey() + (onePerKey ? " one row per key" : "");
+    JoinBuildSide build = BroadcastJoinTables.acquire(key, spec, a -> {
+      return JoinBuildSide.fromRows(RowmatchBroadcastRows.rows(relation.value(), onePerKey), spec, a);
+    });
+    // Spark's null-aware relation keeps no rows once it saw a null key; it says so by its type.
+    boolean nullKey = spec.nullAwareAnti && RowmatchBroadcastRows.hasNullKey(relation.value());
+    return start(spec, build, nullKey, () -> BroadcastJoinTables.release(key), streamed, allocator, condition,
+        conditionInput, task);
+  }
+
+  private static Iterator<ColumnarBatch> start(JoinSpec spec, JoinBuildSide build, boolean buildNullKey,
+      Runnable releaseBuild, Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
+      List<Attribute> conditionInput, TaskContext task) {
+    HashJoinRunner runner;
+    try {
+      Iterator<ColumnarBatch> probe = TestFaults.wrap(probeInput, task, spec.operatorName); // test-only, off by default
+      runner = new HashJoinRunner(spec, build, buildNullKey, releaseBuild, probe, allocator, condition,
+          conditionInput);
+    } catch (RuntimeException | Error e) {
+      releaseBuild.run();
+      throw e;
+    }
+    TaskArrowMemory.closeWithTask(task, runner);
+    return runner;
+  }
+
+  @Override
+  public boolean hasNext() {
+    if (closed) {
+      return false;
+    }
+    if (pending == null) {
+      try {
+        pending = produce();
+      } catch (OutOfMemoryException e) {
+        throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
+      }
+    }
+    if (pending != null) {
+      return true;
+    }
+    close();
+    return false;
+  }
+
+  @Override
+  public ColumnarBatch next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    releaseCurrent();
+    current = pending;
+    pending = null;
+    return current;
+  }
+
+  private ColumnarBatch produce() {
+    while (true) {
+      switch (phase) {
+        case NEXT_PROBE_BATCH -> {
+          if (!probeInput.hasNext()) {
+            probeBatch = null;
+            probeVectors = null;
+            phase = Phase.BUILD_ROWS;
+            cursor = 0;
+            continue;
+          }
+          ColumnarBatch b = probeInput.next();
+          if (b.numRows() == 0) {
+            continue;
+          }
+          startProbeBatch(b);
+        }
+        case PAIRS -> {
+          int m = probe.nextPairs(pairProbe, pairBuild);
+          if (m == 0) {
+            phase = Phase.PROBE_ROWS;
+            cursor = 0;
+            continue;
+          }
+          m = keepPassing(m);
+          if (m > 0 && !spec.existence()) {
+            return output.gather(probeVectors, pairProbe, build.columns(), pairBuild, m, allocator);
+          }
+        }
+        case PROBE_ROWS -> {
+          if (trackProbe) {
+            // Outer: rows without a passing match; semi: rows with one; anti: rows without.
+            boolean keep = spec.kind == JoinSpec.Kind.LEFT_SEMI;
+            int n = probeBatch.numRows();
+            int count = 0;
+            while (cursor < n && count < selected.length) {
+              if (probePassed[cursor] == keep) {
+                selected[count++] = cursor;
+              }
+              cursor++;
+            }
+            if (count > 0) {
+              return output.gather(probeVectors, selected, build.columns(), null, count, allocator);
+            }
+          }
+          phase = Phase.NEXT_PROBE_BATCH;
+        }
+        case BUILD_ROWS -> {
+          if (buildMatched != null) {
+            boolean keep = spec.buildExistence() && spec.kind == JoinSpec.Kind.LEFT_SEMI;
+            int n = build.rowCount();
+            int count = 0;
+            while (cursor < n && count < selected.length) {
+              boolean matched = (buildMatched[cursor >>> 6] & (1L << cursor)) != 0;
+              if (matched == keep) {
+                selected[count++] = cursor;
+              }
+              cursor++;
+            }
+            if (count > 0) {
+              return output.gather(null, null, build.columns(), selected, count, allocator);
+            }
+          }
+          phase = Phase.DONE;
+        }
+        case DONE -> {
+          return null;
+        }
+      }
+    }
+  }
+
+  private void startProbeBatch(ColumnarBatch b) {
+    int n = b.numRows();
+    probeBatch = b;
+    probeVectors = new ValueVector[b.numCols()];
+    for (int c = 0; c < probeVectors.length; c++) {
+      probeVectors[c] = JoinBuildSide.arrow(b.column(c), c, spec.operatorName);
+    }
+    List<ValueVector> keyVectors = probeKeys.of(probeVectors, b);
+    probe.lookup(keyVectors, n);
+    if (trackProbe) {
+      if (probePassed.length < n) {
+        probePassed = new boolean[n];
+      }
+      for (int i = 0; i < n; i++) {
+        probePassed[i] = condition == null && probe.hasMatch(i);
+      }
+      if (spec.nullAwareAnti && build.rowCount() > 0) {
+        // NOT IN against a non-empty list is unknown, so false, for a null probe key: drop the row.
+        ValueVector key = keyVectors.get(0);
+        for (int i = 0; i < n; i++) {
+          probePassed[i] |= key.isNull(i);
+        }
+      }
+    }
+    // Semi/anti on the probe side without a condition need no pairs at all.
+    phase = spec.probeExistence() && condition == null ? Phase.PROBE_ROWS : Phase.PAIRS;
+    cursor = 0;
+  }
+
+  /** Drops pairs failing the condition (compacting the arrays) and records matches; returns the pairs kept. */
+  private int keepPassing(int m) {
+    int kept = m;
+    if (condition != null) {
+      kept = 0;
+      for (int k = 0; k < m; k++) {
+        InternalRow p = probeBatch.getRow(pairProbe[k]);
+        InternalRow b = buildRowView.getRow(pairBuild[k]);
+        InternalRow row = spec.buildLeft ? joined.apply(b, p) : joined.apply(p, b);
+        if (condition.eval(row)) {
+          pairProbe[kept] = pairProbe[k];
+          pairBuild[kept] = pairBuild[k];
+          kept++;
+        }
+      }
+      if (trackProbe) {
+        for (int k = 0; k < kept; k++) {
+          probePassed[pairProbe[k]] = true;
+        }
+      }
+    }
+    if (buildMatched != null) {
+      for (int k = 0; k < kept; k++) {
+        int r = pairBuild[k];
+        buildMatched[r >>> 6] |= 1L << r;
+      }
+    }
+    return kept;
+  }
+
+  private void releaseCurrent() {
+    if (current != null) {
+      current.close();
+      current = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    releaseCurrent();
+    if (pending != null) {
+      pending.close();
+      pending = null;
+    }
+    probeKeys.close();
+    releaseBuild.run();
+  }
+}

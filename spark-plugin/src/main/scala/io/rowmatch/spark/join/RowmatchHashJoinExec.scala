@@ -1,0 +1,109 @@
+package io.rowmatch.spark.join
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.TaskContext
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.optimizer.BuildSide
+import org.apache.spark.sql.catalyst.plans.JoinType
+import org.apache.spark.sql.catalyst.plans.physical.{Distribution, Partitioning}
+import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, ShuffledHashJoinExec}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
+import org.apache.spark.sql.vectorized.ColumnarBatch
+
+import io.rowmatch.spark.arrow.ArrowBatchProducer
+import io.rowmatch.spark.rules.RowInputChildren
+
+/**
+ * Columnar hash equi-join on Arrow batches, replacing Spark's BroadcastHashJoinExec, ShuffledHashJoinExec and
+ * SortMergeJoinExec (run as a shuffled hash join).
+ *
+ * A thin Scala shell, because Spark plan nodes are Scala case classes at heart (tree rewrites call `copy`,
+ * `withNewChildrenInternal`, `productIterator`). Output, partitioning and required child distribution are
+ * exactly those of the Spark join it stands for (`vanilla`, rebuilt over the current children, so AQE's
+ * coalesced or re-planned children are reflected). It promises no output ordering. The planning is Java
+ * (JoinPlanner builds `spec`); HashJoinRunner executes it per partition. For a broadcast join the
+ * build child stays Spark's broadcast exchange (a row-based HashedRelation); the plugin's transition rule
+ * leaves that child unconverted (RowInputChildren).
+ */
+case class RowmatchHashJoinExec(
+    leftKeys: Seq[Expression],
+    rightKeys: Seq[Expression],
+    joinType: JoinType,
+    buildSide: BuildSide,
+    condition: Option[Expression],
+    left: SparkPlan,
+    right: SparkPlan,
+    broadcast: Boolean,
+    isSkewJoin: Boolean,
+    spec: JoinSpec,
+    replaced: String)
+  extends BinaryExecNode with ArrowBatchProducer with RowInputChildren {
+
+  @transient private lazy val vanilla: SparkPlan =
+    if (broadcast) {
+      BroadcastHashJoinExec(leftKeys, rightKeys, joinType, buildSide, condition, left, right, spec.nullAwareAnti)
+    } else {
+      ShuffledHashJoinExec(leftKeys, rightKeys, joinType, buildSide, condition, left, right, isSkewJoin)
+    }
+
+  override def nodeName: String = "RowmatchHashJoin"
+
+  override def output: Seq[Attribute] = vanilla.output
+
+  override def outputPartitioning: Partitioning = vanilla.outputPartitioning
+
+  override def requiredChildDistribution: Seq[Distribution] = vanilla.requiredChildDistribution
+
+  override def outputOrdering: Seq[SortOrder] = Nil
+
+  override def supportsColumnar: Boolean = true
+
+  /** The broadcast build child is read through Spark's executeBroadcast, never as Arrow batches. */
+  override def keepsRowInput(child: Int): Boolean = broadcast && child == (if (spec.buildLeft) 0 else 1)
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"))
+
+  override protected def doExecute(): RDD[InternalRow] =
+    throw new IllegalStateException(s"$nodeName is columnar; Spark should have added ColumnarToRowExec")
+
+  override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
+    val s = spec
+    val cond = condition.orNull
+    val condInput = (left.output ++ right.output).asJava
+    val rows = longMetric("numOutputRows")
+    val batches = longMetric("numOutputBatches")
+    def count(it: java.util.Iterator[ColumnarBatch]): Iterator[ColumnarBatch] = it.asScala.map { b =>
+      rows += b.numRows()
+      batches += 1
+      b
+    }
+    if (broadcast) {
+      val (buildPlan, streamedPlan) = if (s.buildLeft) (left, right) else (right, left)
+      val relation = buildPlan.executeBroadcast[Object]()
+      streamedPlan.executeColumnar().mapPartitions { streamed =>
+        count(HashJoinRunner.broadcast(s, streamed.asJava, relation, cond, condInput, TaskContext.get()))
+      }
+    } else {
+      left.executeColumnar().zipPartitions(right.executeColumnar()) { (l, r) =>
+        count(HashJoinRunner.shuffled(s, l.asJava, r.asJava, cond, condInput, TaskContext.get()))
+      }
+    }
+  }
+
+  override def simpleString(maxFields: Int): String =
+    s"$nodeName($joinType${if (spec.nullAwareAnti) " (null-aware)" else ""}, " +
+      s"${if (spec.buildLeft) "BuildLeft" else "BuildRight"}, " +
+      s"leftKeys=${leftKeys.mkString("[", ", ", "]")}, rightKeys=${rightKeys.mkString("[", ", ", "]")}" +
+      condition.map(c => s", condition=$c").getOrElse("") + s", replaces=$replaced)"
+
+  override def verboseStringWithOperatorId(): String = simpleString(Int.MaxValue)
+
+  override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan): RowmatchHashJoinExec =
+    copy(left = newLeft, right = newRight)
+}

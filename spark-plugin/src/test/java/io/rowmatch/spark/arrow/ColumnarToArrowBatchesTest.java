@@ -1,0 +1,327 @@
+package io.rowmatch.spark.arrow;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.execution.RowToColumnConverter;
+import org.apache.spark.sql.execution.vectorized.Dictionary;
+import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.types.UTF8String;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Differential: Spark column vectors (on-heap, off-heap, dictionary-encoded) copied into Arrow must equal
+ * what Spark's own ArrowWriter makes of the same rows. The Spark vectors are reused batch after batch, as the
+ * vectorized readers do, so values left under null slots by an earlier batch are in play.
+ */
+class ColumnarToArrowBatchesTest {
+  private BufferAllocator allocator;
+
+  @BeforeEach
+  void open() {
+    allocator = new RootAllocator();
+  }
+
+  @AfterEach
+  void close() {
+    allocator.close(); // fails on a leaked buffer
+  }
+
+  /** Batches of the rows in reused Spark vectors, filled the way RowToColumnarExec fills them. */
+  private static Iterator<ColumnarBatch> sparkBatches(StructType schema, List<InternalRow> rows, int batchSize,
+      boolean offHeap) {
+    WritableColumnVector[] vectors = offHeap ? OffHeapColumnVector.allocateColumns(batchSize, schema)
+        : OnHeapColumnVector.allocateColumns(batchSize, schema);
+    RowToColumnConverter converter = new RowToColumnConverter(schema);
+    ColumnarBatch batch = new ColumnarBatch(vectors);
+    return new Iterator<>() {
+      private int next;
+
+      @Override
+      public boolean hasNext() {
+        if (next >= rows.size()) {
+          batch.close();
+          return false;
+        }
+        return true;
+      }
+
+      @Override
+      public ColumnarBatch next() {
+        for (WritableColumnVector v : vectors) {
+          v.reset();
+        }
+        int n = Math.min(batchSize, rows.size() - next);
+        for (int i = 0; i < n; i++) {
+          converter.convert(rows.get(next + i), vectors);
+        }
+        next += n;
+        batch.setNumRows(n);
+        return batch;
+      }
+    };
+  }
+
+  private int assertConverted(StructType schema, List<InternalRow> rows, int batchSize, Iterator<ColumnarBatch> in) {
+    try (ColumnarToArrowBatches ours = new ColumnarToArrowBatches(in, schema, "UTC", allocator, Long.MAX_VALUE)) {
+      return SparkWriterOracle.assertSameAsSparkWriter(allocator, schema, rows, batchSize, ours);
+    }
+  }
+
+  @Test
+  void onHeapAndOffHeapVectorsOfEveryTypeAtBatchBoundaries() {
+    // RowToColumnConverter has no NullType converter; NullType columns are covered by the row tests.
+    StructType schema = RandomSparkRows.everyType(false);
+    for (boolean offHeap : new boolean[] {false, true}) {
+      for (int n : new int[] {0, 1, 63, 64, 65, 300}) {
+        List<InternalRow> rows = RandomSparkRows.rows(schema, n, 17L * n + (offHeap ? 1 : 0), false);
+        int batches = assertConverted(schema, rows, 64, sparkBatches(schema, rows, 64, offHeap));
+        assertEquals((n + 63) / 64, batches, (offHeap ? "off" : "on") + "-heap batches for " + n + " rows");
+      }
+    }
+  }
+
+  @Test
+  void stringLengthsLeftUnderNullsByAnEarlierBatchAreIgnored() {
+    StructType schema = new StructType().add("s", DataTypes.StringType).add("b", DataTypes.BinaryType);
+    List<InternalRow> rows = new ArrayList<>();
+    for (int i = 0; i < 64; i++) { // batch 1: long values everywhere
+      String s = "value number " + i + " é";
+      rows.add(new GenericInternalRow(new Object[] {UTF8String.fromString(s), s.getBytes(StandardCharsets.UTF_8)}));
+    }
+    for (int i = 0; i < 64; i++) { // batch 2: mostly nulls over the same slots
+      rows.add(new GenericInternalRow(i % 5 == 0 ? new Object[] {UTF8String.fromString(""), new byte[0]}
+          : new Object[2]));
+    }
+    for (boolean offHeap : new boolean[] {false, true}) {
+      assertEquals(2, assertConverted(schema, rows, 64, sparkBatches(schema, rows, 64, offHeap)));
+    }
+  }
+
+  @Test
+  void stringsWrittenOutOfOrderAreCopiedValueByValue() {
+    // Values appended in reverse row order: the child bytes are not in row order, so no single bulk copy.
+    StructType schema = new StructType().add("s", DataTypes.StringType);
+    int n = 65;
+    List<InternalRow> rows = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      rows.add(new GenericInternalRow(new Object[] {i % 7 == 3 ? null : UTF8String.fromString("v" + i + "é")}));
+    }
+    for (boolean offHeap : new boolean[] {false, true}) {
+      WritableColumnVector v = offHeap ? new OffHeapColumnVector(n, DataTypes.StringType)
+          : new OnHeapColumnVector(n, DataTypes.StringType);
+      for (int i = n - 1; i >= 0; i--) {
+        UTF8String s = rows.get(i).getUTF8String(0);
+        if (s == null) {
+          v.putNull(i);
+        } else {
+          v.putByteArray(i, s.getBytes());
+        }
+      }
+      ColumnarBatch batch = new ColumnarBatch(new ColumnVector[] {v}, n);
+      try {
+        assertEquals(1, assertConverted(schema, rows, n, List.of(batch).iterator()));
+      } finally {
+        batch.close();
+      }
+    }
+  }
+
+  /** A Parquet-style dictionary: ids decode to values that depend on the dictionary's salt. */
+  private static final class Words implements Dictionary {
+    private final String[] words;
+    private final int salt;
+
+    Words(int salt) {
+      this.salt = salt;
+      // Empty, 1 to 8 bytes (one word), 9 to 64 (a few words), over 64 (one memory copy), multibyte.
+      this.words = new String[] {"alpha" + salt, "", "日本" + salt, "z", "exactly8", "nine-byte",
+          "a dictionary value of forty bytes, salt " + salt, "ü".repeat(40) + salt};
+    }
+
+    @Override
+    public int decodeToInt(int id) {
+      return id * 1000 - 7 + salt;
+    }
+
+    @Override
+    public long decodeToLong(int id) {
+      return id * -3_000_000_000L + salt;
+    }
+
+    @Override
+    public float decodeToFloat(int id) {
+      return id == 0 ? -0.0f : Float.NaN;
+    }
+
+    @Override
+    public double decodeToDouble(int id) {
+      return id == 0 ? -0.0 : id + salt;
+    }
+
+    @Override
+    public byte[] decodeToBinary(int id) {
+      return words[id % words.length].getBytes(StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
+  void dictionaryEncodedVectorsAreDecodedAndANewDictionaryIsNotConfusedWithTheLast() {
+    // Decimals of at most 9 and of 10 to 18 digits are kept as unscaled ints and longs, dictionary-encoded too.
+    StructType schema = new StructType().add("i", DataTypes.IntegerType).add("l", DataTypes.LongType)
+        .add("d", DataTypes.DoubleType).add("s", DataTypes.StringType)
+        .add("dec5", DataTypes.createDecimalType(5, 2)).add("dec12", DataTypes.createDecimalType(12, 2));
+    int n = 70;
+    List<InternalRow> rows = new ArrayList<>();
+    WritableColumnVector[] vectors = OnHeapColumnVector.allocateColumns(n, schema);
+    ColumnarBatch batch = new ColumnarBatch(vectors, n);
+    Iterator<ColumnarBatch> twoDictionaries = new Iterator<>() {
+      private int salt;
+
+      @Override
+      public boolean hasNext() {
+        return salt < 2;
+      }
+
+      @Override
+      public ColumnarBatch next() {
+        // The same vectors and the same ids, refilled under a new dictionary, as a reader entering a new
+        // column chunk does.
+        Words words = new Words(salt++);
+        for (WritableColumnVector v : vectors) {
+          v.reset();
+          v.setDictionary(words);
+          WritableColumnVector ids = v.reserveDictionaryIds(n);
+          for (int i = 0; i < n; i++) {
+            ids.putInt(i, (i * 5) % 8); // every entry, not in order
+            if (i % 9 == 4) {
+              v.putNull(i);
+            }
+          }
+        }
+        return batch;
+      }
+    };
+    for (int salt = 0; salt < 2; salt++) {
+      Words w = new Words(salt);
+      for (int i = 0; i < n; i++) {
+        int id = (i * 5) % 8;
+        rows.add(new GenericInternalRow(i % 9 == 4 ? new Object[6] : new Object[] {w.decodeToInt(id),
+            w.decodeToLong(id), w.decodeToDouble(id), UTF8String.fromBytes(w.decodeToBinary(id)),
+            org.apache.spark.sql.types.Decimal.apply(w.decodeToInt(id), 5, 2),
+            org.apache.spark.sql.types.Decimal.apply(w.decodeToLong(id), 12, 2)}));
+      }
+    }
+    try {
+      assertEquals(2, assertConverted(schema, rows, n, twoDictionaries));
+    } finally {
+      batch.close();
+    }
+  }
+
+  /** A Parquet column chunk's dictionary of strings: id i decodes to words[i]; decodes[0] counts the calls. */
+  private static org.apache.parquet.column.Dictionary parquetStrings(int[] decodes, String... words) {
+    return new org.apache.parquet.column.Dictionary(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY) {
+      @Override
+      public int getMaxId() {
+        return words.length - 1;
+      }
+
+      @Override
+      public org.apache.parquet.io.api.Binary decodeToBinary(int id) {
+        decodes[0]++;
+        return org.apache.parquet.io.api.Binary.fromString(words[id]);
+      }
+    };
+  }
+
+  @Test
+  void parquetDictionaryWrappedAnewEachBatchIsDecodedOnceAndANewChunkIsNotConfusedWithTheLast() {
+    // Spark's Parquet reader wraps its chunk's dictionary in a new ParquetDictionary per batch: batches 1 and 2
+    // share chunk A's dictionary behind two wrappers, batch 3 starts chunk B with other values for the same
+    // ids (longer ones too, so a stale entry would also have the wrong length).
+    int[] decodes = new int[1];
+    org.apache.parquet.column.Dictionary chunkA = parquetStrings(decodes, "a", "", "ünïcødé", "twelve bytes");
+    org.apache.parquet.column.Dictionary chunkB = parquetStrings(decodes, "b-first-value-of-chunk-b", "x", "",
+        "日本語の値");
+    org.apache.parquet.column.Dictionary[] chunks = {chunkA, chunkA, chunkB};
+    StructType schema = new StructType().add("s", DataTypes.StringType);
+    int n = 65;
+    List<InternalRow> rows = new ArrayList<>();
+    for (org.apache.parquet.column.Dictionary chunk : chunks) {
+      for (int i = 0; i < n; i++) {
+        rows.add(new GenericInternalRow(i % 7 == 3 ? new Object[1]
+            : new Object[] {UTF8String.fromBytes(chunk.decodeToBinary((i * 3) % 4).getBytes())}));
+      }
+    }
+    decodes[0] = 0;
+    WritableColumnVector[] vectors = OnHeapColumnVector.allocateColumns(n, schema);
+    ColumnarBatch batch = new ColumnarBatch(vectors, n);
+    Iterator<ColumnarBatch> threeBatches = new Iterator<>() {
+      private int next;
+
+      @Override
+      public boolean hasNext() {
+        return next < chunks.length;
+      }
+
+      @Override
+      public ColumnarBatch next() {
+        WritableColumnVector v = vectors[0];
+        v.reset();
+        v.setDictionary(new org.apache.spark.sql.execution.datasources.parquet.ParquetDictionary(chunks[next++],
+            false));
+        WritableColumnVector ids = v.reserveDictionaryIds(n);
+        for (int i = 0; i < n; i++) {
+          ids.putInt(i, (i * 3) % 4);
+          if (i % 7 == 3) {
+            v.putNull(i);
+          }
+        }
+        return batch;
+      }
+    };
+    try {
+      assertEquals(3, assertConverted(schema, rows, n, threeBatches));
+      assertEquals(8, decodes[0], "each entry of each chunk decoded once, not once per batch");
+    } finally {
+      batch.close();
+    }
+  }
+
+  @Test
+  void arrowBatchesPassThroughUntouched() {
+    StructType schema = new StructType().add("x", DataTypes.LongType);
+    List<InternalRow> rows = RandomSparkRows.rows(schema, 10, 3, false);
+    try (RowsToArrowBatches arrow = new RowsToArrowBatches(rows.iterator(), schema, "UTC", 16, allocator,
+        Long.MAX_VALUE)) {
+      ColumnarBatch b = arrow.next();
+      ColumnVector first = b.column(0);
+      try (ColumnarToArrowBatches ours = new ColumnarToArrowBatches(List.of(b).iterator(), schema, "UTC",
+          allocator, Long.MAX_VALUE)) {
+        ColumnarBatch out = ours.next();
+        assertSame(b, out);
+        assertSame(first, out.column(0));
+        assertTrue(ColumnarToArrowBatches.isArrow(out));
+      }
+    }
+  }
+}
