@@ -5,10 +5,11 @@ import java.nio.file.Path
 import java.util.concurrent.TimeUnit
 
 import org.apache.spark.scheduler.{SparkListener, SparkListenerExecutorAdded, SparkListenerExecutorRemoved,
-
   SparkListenerTaskEnd}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.{ExceptionFailure, TaskFailedReason}
+
+import io.rowmatch.spark.testing.TestFaults
 
 /**
  * A driver (this JVM) on a [[StandaloneCluster]]: a SparkSession against its master, with one executor of one
@@ -102,6 +103,7 @@ object ClusterSession {
       .config("spark.sql.shuffle.partitions", "2")
       .config("spark.task.maxFailures", "4")
       .config("spark.extraListeners", classOf[ClusterEvents].getName)
+      .config(TestFaults.ENABLED, "true") // the fault tests' settings take effect only with it
     jar.foreach(j => builder.config("spark.jars", j.toString))
     settings.foreach { case (k, v) => builder.config(k, v) }
     ClusterEvents.latest = null

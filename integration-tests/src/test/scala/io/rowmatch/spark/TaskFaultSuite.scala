@@ -27,6 +27,7 @@ class TaskFaultSuite extends RowmatchQueryTest {
     .config("spark.ui.enabled", "false")
     .config("spark.sql.adaptive.enabled", "true")
     .config("spark.rowmatch.batchSize", "64")
+    .config(TestFaults.ENABLED, "true") // a startup setting: without it the fault settings do nothing
     .getOrCreate()
 
   private val failures = new ConcurrentLinkedQueue[String]()

@@ -1,83 +1,185 @@
 package io.rowmatch.spark.config;
 
 import java.io.Serializable;
-import java.util.Locale;
+import java.util.List;
+import java.util.function.Function;
 
-import org.apache.spark.network.util.JavaUtils;
+import org.apache.spark.internal.config.ConfigBuilder;
+import org.apache.spark.internal.config.ConfigEntry;
+import org.apache.spark.network.util.ByteUnit;
 import org.apache.spark.sql.internal.SQLConf;
 
 /**
- * The plugin's settings, read from the session's SQL conf when a plan is rewritten. The values an
- * executor needs (batch size, memory limit, time zone) are captured into the plan node, so executors
- * never read the session.
+ * The plugin's settings, declared once each with Spark's own ConfigBuilder (key, type, default, doc,
+ * validation, internal), and a snapshot of their values read from the session's SQL conf when a plan is
+ * rewritten. The entries are registered in Spark's SQLConf, so {@code SET -v} lists them and a bad value is
+ * refused where it is set, with Spark's error naming the setting. The values an executor needs (batch size,
+ * memory limit, time zone) are captured into the plan node, so executors never read the session.
+ *
+ * <p>Adding a setting: one entry below (added to {@link #ENTRIES}), one field read in the constructor and its
+ * accessor, and its row in the README's settings table (RowmatchConfTest checks the table against the
+ * entries).
  */
 public final class RowmatchConf implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  public static final String ENABLED = "spark.rowmatch.enabled";
-  public static final String AGGREGATE_ENABLED = "spark.rowmatch.aggregate.enabled";
-  public static final String DEDUP_ENABLED = "spark.rowmatch.dedup.enabled";
-  public static final String BATCH_SIZE = "spark.rowmatch.batchSize";
-  public static final String MEMORY_LIMIT = "spark.rowmatch.memory.limit";
-  public static final String EXPLAIN_FALLBACK = "spark.rowmatch.explainFallback";
-  public static final String JOIN_ENABLED = "spark.rowmatch.join.enabled";
-  public static final String JOIN_REPLACE_SORT_MERGE = "spark.rowmatch.join.replaceSortMergeJoin";
-  public static final String SHUFFLE_ENABLED = "spark.rowmatch.shuffle.enabled";
-  public static final String SKIP_PARTIAL_ENABLED = "spark.rowmatch.aggregate.skipPartial.enabled";
-  public static final String SKIP_PARTIAL_MIN_ROWS = "spark.rowmatch.aggregate.skipPartial.minRows";
-  public static final String SKIP_PARTIAL_RATIO = "spark.rowmatch.aggregate.skipPartial.ratio";
+  // ConfigBuilder is Scala: its typed builders and entries are generic over boxed values (Object here).
 
-  public static final boolean ENABLED_DEFAULT = true;
-  public static final boolean AGGREGATE_ENABLED_DEFAULT = true;
-  public static final boolean DEDUP_ENABLED_DEFAULT = true;
-  public static final int BATCH_SIZE_DEFAULT = 8192;
-  public static final String MEMORY_LIMIT_DEFAULT = "2g";
-  public static final boolean EXPLAIN_FALLBACK_DEFAULT = false;
-  public static final boolean JOIN_ENABLED_DEFAULT = true;
-  public static final boolean JOIN_REPLACE_SORT_MERGE_DEFAULT = true;
-  public static final boolean SHUFFLE_ENABLED_DEFAULT = true;
+  public static final ConfigEntry<Object> ENABLED_ENTRY = setting("spark.rowmatch.enabled", b -> b
+      .doc("master switch, read when a query is planned")
+      .version("0.1.0").booleanConf().createWithDefault(true));
+
+  public static final ConfigEntry<Object> AGGREGATE_ENABLED_ENTRY =
+      setting("spark.rowmatch.aggregate.enabled", b -> b
+          .doc("replace hash/object-hash/sort aggregations (count, sum, avg, min, max, first, last)")
+          .version("0.1.0").booleanConf().createWithDefault(true));
+
+  public static final ConfigEntry<Object> DEDUP_ENABLED_ENTRY = setting("spark.rowmatch.dedup.enabled", b -> b
+      .doc("replace `distinct` and `dropDuplicates` (no functions, or only `first`)")
+      .version("0.1.0").booleanConf().createWithDefault(true));
+
+  public static final ConfigEntry<Object> JOIN_ENABLED_ENTRY = setting("spark.rowmatch.join.enabled", b -> b
+      .doc("run broadcast hash, shuffled hash and sort-merge equi-joins as `RowmatchHashJoin`")
+      .version("0.1.0").booleanConf().createWithDefault(true));
+
+  public static final ConfigEntry<Object> JOIN_REPLACE_SORT_MERGE_ENTRY =
+      setting("spark.rowmatch.join.replaceSortMergeJoin", b -> b
+          .doc("also replace sort-merge joins (run as a shuffled hash join)")
+          .version("0.1.0").booleanConf().createWithDefault(true));
+
+  public static final ConfigEntry<Object> SHUFFLE_ENABLED_ENTRY = setting("spark.rowmatch.shuffle.enabled", b -> b
+      .doc("a shuffle that feeds a Rowmatch join or aggregate moves Arrow batches (`RowmatchShuffleExchange`)"
+          + " instead of rows")
+      .version("0.1.0").booleanConf().createWithDefault(true));
+
+  public static final ConfigEntry<Object> BATCH_SIZE_ENTRY = setting("spark.rowmatch.batchSize", b -> b
+      .doc("rows per Arrow batch")
+      .version("0.1.0").intConf().checkValue(v -> (Integer) v > 0, "must be positive").createWithDefault(8192));
+
+  public static final ConfigEntry<Object> MEMORY_LIMIT_ENTRY = setting("spark.rowmatch.memory.limit", b -> b
+      .doc("memory per task for all Rowmatch operators: Arrow buffers and the aggregation state kept on the"
+          + " Java heap (per-group sums, counts, min/max values, decimal state); exceeding it fails the task"
+          + " with an error naming this setting")
+      .version("0.1.0").bytesConf(ByteUnit.BYTE).checkValue(v -> (Long) v > 0, "must be positive")
+      .createWithDefaultString("2g"));
+
+  public static final ConfigEntry<Object> EXPLAIN_FALLBACK_ENTRY = setting("spark.rowmatch.explainFallback", b -> b
+      .doc("log a WARN line for each operator kept vanilla, with the reason")
+      .version("0.1.0").booleanConf().createWithDefault(false));
+
   /**
    * Off by default: measured on the 10M-row benchmark it saved nothing on dropDuplicates (all keys distinct
    * per task) and halved distinct(s1, s2), whose 997K groups per task all look new over the first 262K rows.
    */
-  public static final boolean SKIP_PARTIAL_ENABLED_DEFAULT = false;
+  public static final ConfigEntry<Object> SKIP_PARTIAL_ENABLED_ENTRY =
+      setting("spark.rowmatch.aggregate.skipPartial.enabled", b -> b
+          .doc("let a partial aggregation stop aggregating once its input reduces too little and pass its"
+              + " remaining rows on as Spark's partial buffers (the final aggregation merges them; first/last,"
+              + " min/max, count, and sum/avg over integral and floating inputs). Off by default: on the 10M"
+              + " benchmark it saved no time and slowed a `distinct` whose groups repeat only after about 1M"
+              + " rows; it does keep a partial over very many distinct keys small in memory")
+          .version("0.1.0").booleanConf().createWithDefault(false));
+
   /**
    * A partial aggregate judges its input only after this many rows: a group-by with 100K groups per task
    * looks all-distinct over its first 100K rows although its whole input reduces 10x.
    */
-  public static final long SKIP_PARTIAL_MIN_ROWS_DEFAULT = 262_144;
+  public static final ConfigEntry<Object> SKIP_PARTIAL_MIN_ROWS_ENTRY =
+      setting("spark.rowmatch.aggregate.skipPartial.minRows", b -> b
+          .doc("rows a partial aggregation reads per task before it first decides; after that it judges each"
+              + " window of minRows/2 rows")
+          .version("0.1.0").longConf().checkValue(v -> (Long) v >= 1, "must be at least 1")
+          .createWithDefault(262_144L));
+
   /** Skip when more than this share of the latest rows made new groups (DataFusion and Velox use 0.8). */
-  public static final double SKIP_PARTIAL_RATIO_DEFAULT = 0.8;
+  public static final ConfigEntry<Object> SKIP_PARTIAL_RATIO_ENTRY =
+      setting("spark.rowmatch.aggregate.skipPartial.ratio", b -> b
+          .doc("skip when more than this share of a window's rows made new groups (0 to 1; 1 never skips)")
+          .version("0.1.0").doubleConf()
+          .checkValue(v -> (Double) v >= 0.0 && (Double) v <= 1.0, "must be a number between 0 and 1")
+          .createWithDefault(0.8));
+
+  // Test-only settings (internal: hidden from SET -v and from the README's table); see testing.TestFaults.
+  // Strings here: TestFaults reads them from the task's local properties and parses them itself.
+
+  /** A startup (SparkConf) switch: without it the fault settings below do nothing, whoever sets them. */
+  public static final ConfigEntry<Object> TEST_FAULTS_ENABLED_ENTRY = setting("spark.rowmatch.test.faultsEnabled",
+      b -> b.internal().doc("test-only: let the spark.rowmatch.test.* fault settings take effect; read from the"
+          + " SparkConf at startup, never from a session").version("0.1.0").booleanConf().createWithDefault(false));
+
+  public static final ConfigEntry<scala.Option<String>> TEST_FAIL_AFTER_BATCHES_ENTRY =
+      setting("spark.rowmatch.test.failAfterBatches", b -> b.internal()
+          .doc("test-only: the first attempt of each task fails after this many input batches of a Rowmatch operator")
+          .version("0.1.0").stringConf().createOptional());
+
+  public static final ConfigEntry<scala.Option<String>> TEST_PAUSE_FILE_ENTRY = setting("spark.rowmatch.test.pauseFile", b -> b
+      .internal().doc("test-only: the first such task writes its pid to this file and sleeps, to be killed")
+      .version("0.1.0").stringConf().createOptional());
+
+  public static final ConfigEntry<scala.Option<String>> TEST_FAULT_OPERATOR_ENTRY = setting("spark.rowmatch.test.faultOperator",
+      b -> b.internal().doc("test-only: limits the faults to operators whose name starts with this")
+          .version("0.1.0").stringConf().createOptional());
+
+  /**
+   * Declares a setting in Spark's SQLConf registry. If this class was loaded before in another class loader
+   * of the JVM (an isolated session loader), the key is registered already: the same entry, unregistered.
+   */
+  private static <T> ConfigEntry<T> setting(String key, Function<ConfigBuilder, ConfigEntry<T>> declare) {
+    try {
+      return declare.apply(SQLConf.buildConf(key));
+    } catch (IllegalArgumentException alreadyRegistered) {
+      return declare.apply(new ConfigBuilder(key));
+    }
+  }
+
+  /** Every setting users may set, in the README table's order (the test-only ones are not listed). */
+  public static final List<ConfigEntry<Object>> ENTRIES = List.of(ENABLED_ENTRY, AGGREGATE_ENABLED_ENTRY,
+      DEDUP_ENABLED_ENTRY, JOIN_ENABLED_ENTRY, JOIN_REPLACE_SORT_MERGE_ENTRY, SHUFFLE_ENABLED_ENTRY,
+      BATCH_SIZE_ENTRY, MEMORY_LIMIT_ENTRY, EXPLAIN_FALLBACK_ENTRY, SKIP_PARTIAL_ENABLED_ENTRY,
+      SKIP_PARTIAL_MIN_ROWS_ENTRY, SKIP_PARTIAL_RATIO_ENTRY);
+
+  // The keys, for messages and tests.
+  public static final String ENABLED = ENABLED_ENTRY.key();
+  public static final String AGGREGATE_ENABLED = AGGREGATE_ENABLED_ENTRY.key();
+  public static final String DEDUP_ENABLED = DEDUP_ENABLED_ENTRY.key();
+  public static final String JOIN_ENABLED = JOIN_ENABLED_ENTRY.key();
+  public static final String JOIN_REPLACE_SORT_MERGE = JOIN_REPLACE_SORT_MERGE_ENTRY.key();
+  public static final String SHUFFLE_ENABLED = SHUFFLE_ENABLED_ENTRY.key();
+  public static final String BATCH_SIZE = BATCH_SIZE_ENTRY.key();
+  public static final String MEMORY_LIMIT = MEMORY_LIMIT_ENTRY.key();
+  public static final String EXPLAIN_FALLBACK = EXPLAIN_FALLBACK_ENTRY.key();
+  public static final String SKIP_PARTIAL_ENABLED = SKIP_PARTIAL_ENABLED_ENTRY.key();
+  public static final String SKIP_PARTIAL_MIN_ROWS = SKIP_PARTIAL_MIN_ROWS_ENTRY.key();
+  public static final String SKIP_PARTIAL_RATIO = SKIP_PARTIAL_RATIO_ENTRY.key();
 
   private final boolean enabled;
   private final boolean aggregateEnabled;
   private final boolean dedupEnabled;
+  private final boolean joinEnabled;
+  private final boolean joinReplaceSortMerge;
+  private final boolean shuffleEnabled;
   private final int batchSize;
   private final long memoryLimitBytes;
   private final boolean explainFallback;
+  private final boolean skipPartialEnabled;
+  private final long skipPartialMinRows;
+  private final double skipPartialRatio;
   private final String sessionTimeZone;
-  private boolean joinEnabled = JOIN_ENABLED_DEFAULT;
-  private boolean joinReplaceSortMerge = JOIN_REPLACE_SORT_MERGE_DEFAULT;
-  private boolean shuffleEnabled = SHUFFLE_ENABLED_DEFAULT;
-  private boolean skipPartialEnabled = SKIP_PARTIAL_ENABLED_DEFAULT;
-  private long skipPartialMinRows = SKIP_PARTIAL_MIN_ROWS_DEFAULT;
-  private double skipPartialRatio = SKIP_PARTIAL_RATIO_DEFAULT;
 
-  public RowmatchConf(boolean enabled, boolean aggregateEnabled, boolean dedupEnabled, int batchSize,
-      long memoryLimitBytes, boolean explainFallback, String sessionTimeZone) {
-    if (batchSize <= 0) {
-      throw new IllegalArgumentException(BATCH_SIZE + " must be positive, got " + batchSize);
-    }
-    if (memoryLimitBytes <= 0) {
-      throw new IllegalArgumentException(MEMORY_LIMIT + " must be positive, got " + memoryLimitBytes);
-    }
-    this.enabled = enabled;
-    this.aggregateEnabled = aggregateEnabled;
-    this.dedupEnabled = dedupEnabled;
-    this.batchSize = batchSize;
-    this.memoryLimitBytes = memoryLimitBytes;
-    this.explainFallback = explainFallback;
-    this.sessionTimeZone = sessionTimeZone;
+  private RowmatchConf(SQLConf conf) {
+    this.enabled = (Boolean) read(conf, ENABLED_ENTRY);
+    this.aggregateEnabled = (Boolean) read(conf, AGGREGATE_ENABLED_ENTRY);
+    this.dedupEnabled = (Boolean) read(conf, DEDUP_ENABLED_ENTRY);
+    this.joinEnabled = (Boolean) read(conf, JOIN_ENABLED_ENTRY);
+    this.joinReplaceSortMerge = (Boolean) read(conf, JOIN_REPLACE_SORT_MERGE_ENTRY);
+    this.shuffleEnabled = (Boolean) read(conf, SHUFFLE_ENABLED_ENTRY);
+    this.batchSize = (Integer) read(conf, BATCH_SIZE_ENTRY);
+    this.memoryLimitBytes = (Long) read(conf, MEMORY_LIMIT_ENTRY);
+    this.explainFallback = (Boolean) read(conf, EXPLAIN_FALLBACK_ENTRY);
+    this.skipPartialEnabled = (Boolean) read(conf, SKIP_PARTIAL_ENABLED_ENTRY);
+    this.skipPartialMinRows = (Long) read(conf, SKIP_PARTIAL_MIN_ROWS_ENTRY);
+    this.skipPartialRatio = (Double) read(conf, SKIP_PARTIAL_RATIO_ENTRY);
+    this.sessionTimeZone = conf.sessionLocalTimeZone();
   }
 
   /** The settings of the session whose plan is being rewritten (SQLConf.get is the active session's). */
@@ -86,75 +188,21 @@ public final class RowmatchConf implements Serializable {
   }
 
   public static RowmatchConf from(SQLConf conf) {
-    RowmatchConf c = new RowmatchConf(
-        bool(conf, ENABLED, ENABLED_DEFAULT),
-        bool(conf, AGGREGATE_ENABLED, AGGREGATE_ENABLED_DEFAULT),
-        bool(conf, DEDUP_ENABLED, DEDUP_ENABLED_DEFAULT),
-        integer(conf, BATCH_SIZE, BATCH_SIZE_DEFAULT),
-        bytes(conf, MEMORY_LIMIT, MEMORY_LIMIT_DEFAULT),
-        bool(conf, EXPLAIN_FALLBACK, EXPLAIN_FALLBACK_DEFAULT),
-        conf.sessionLocalTimeZone());
-    c.joinEnabled = bool(conf, JOIN_ENABLED, JOIN_ENABLED_DEFAULT);
-    c.joinReplaceSortMerge = bool(conf, JOIN_REPLACE_SORT_MERGE, JOIN_REPLACE_SORT_MERGE_DEFAULT);
-    c.shuffleEnabled = bool(conf, SHUFFLE_ENABLED, SHUFFLE_ENABLED_DEFAULT);
-    c.skipPartialEnabled = bool(conf, SKIP_PARTIAL_ENABLED, SKIP_PARTIAL_ENABLED_DEFAULT);
-    c.skipPartialMinRows = longValue(conf, SKIP_PARTIAL_MIN_ROWS, SKIP_PARTIAL_MIN_ROWS_DEFAULT);
-    if (c.skipPartialMinRows < 1) {
-      throw new IllegalArgumentException(SKIP_PARTIAL_MIN_ROWS + " must be at least 1, got " + c.skipPartialMinRows);
-    }
-    c.skipPartialRatio = fraction(conf, SKIP_PARTIAL_RATIO, SKIP_PARTIAL_RATIO_DEFAULT);
-    return c;
+    return new RowmatchConf(conf);
   }
 
-  private static boolean bool(SQLConf conf, String key, boolean dflt) {
-    String v = conf.getConfString(key, Boolean.toString(dflt)).trim().toLowerCase(Locale.ROOT);
-    if (v.equals("true")) {
-      return true;
-    }
-    if (v.equals("false")) {
-      return false;
-    }
-    throw new IllegalArgumentException(key + " must be true or false, got '" + v + "'");
-  }
-
-  private static int integer(SQLConf conf, String key, int dflt) {
-    long v = longValue(conf, key, dflt);
-    if (v != (int) v) {
-      throw new IllegalArgumentException(key + " must be an integer, got '" + v + "'");
-    }
-    return (int) v;
-  }
-
-  private static long longValue(SQLConf conf, String key, long dflt) {
-    String v = conf.getConfString(key, Long.toString(dflt)).trim();
+  /**
+   * Spark validates a registered setting where it is set; a value that reached the conf another way (a
+   * SparkConf read before the entries were registered) is validated here, with the same message.
+   */
+  private static Object read(SQLConf conf, ConfigEntry<Object> entry) {
     try {
-      return Long.parseLong(v);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(key + " must be an integer, got '" + v + "'", e);
-    }
-  }
-
-  /** A number in [0, 1]. */
-  private static double fraction(SQLConf conf, String key, double dflt) {
-    String v = conf.getConfString(key, Double.toString(dflt)).trim();
-    double d;
-    try {
-      d = Double.parseDouble(v);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(key + " must be a number between 0 and 1, got '" + v + "'", e);
-    }
-    if (!(d >= 0.0 && d <= 1.0)) {
-      throw new IllegalArgumentException(key + " must be a number between 0 and 1, got '" + v + "'");
-    }
-    return d;
-  }
-
-  private static long bytes(SQLConf conf, String key, String dflt) {
-    String v = conf.getConfString(key, dflt).trim();
-    try {
-      return JavaUtils.byteStringAsBytes(v);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(key + " must be a size such as 512m or 2g, got '" + v + "'", e);
+      return conf.getConf(entry);
+    } catch (RuntimeException e) {
+      if (e.getMessage() != null && e.getMessage().contains(entry.key())) {
+        throw e;
+      }
+      throw new IllegalArgumentException(entry.key() + ": " + e.getMessage(), e);
     }
   }
 

@@ -9,13 +9,19 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Iterator;
 
+import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+import io.rowmatch.spark.config.RowmatchConf;
 
 /**
  * TEST-ONLY fault injection inside Rowmatch operators, for the fault tests of the integration suites. Every
  * setting is off by default; with none set, {@link #wrap} returns its input untouched. Never set these in
  * production: they fail or stall tasks on purpose.
+ *
+ * <p>They take effect only in an application started with {@code spark.rowmatch.test.faultsEnabled=true}
+ * (a SparkConf setting, read from the executor's startup conf): a session cannot switch them on.
  *
  * <p>The settings are session SQL settings ({@code spark.conf.set} or {@code --conf}); Spark copies the
  * session's {@code spark.*} settings into every task's local properties, which is where they are read, on the
@@ -33,9 +39,11 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * </ul>
  */
 public final class TestFaults {
-  public static final String FAIL_AFTER_BATCHES = "spark.rowmatch.test.failAfterBatches";
-  public static final String PAUSE_FILE = "spark.rowmatch.test.pauseFile";
-  public static final String OPERATOR = "spark.rowmatch.test.faultOperator";
+  /** The startup switch (SparkConf, set when the application starts): the faults do nothing without it. */
+  public static final String ENABLED = RowmatchConf.TEST_FAULTS_ENABLED_ENTRY.key();
+  public static final String FAIL_AFTER_BATCHES = RowmatchConf.TEST_FAIL_AFTER_BATCHES_ENTRY.key();
+  public static final String PAUSE_FILE = RowmatchConf.TEST_PAUSE_FILE_ENTRY.key();
+  public static final String OPERATOR = RowmatchConf.TEST_FAULT_OPERATOR_ENTRY.key();
   /** How long a paused task sleeps if nobody kills it (then it goes on normally). */
   public static final long PAUSE_MILLIS = 120_000;
 
@@ -48,7 +56,7 @@ public final class TestFaults {
     }
     String failAfter = task.getLocalProperty(FAIL_AFTER_BATCHES);
     String pauseFile = task.getLocalProperty(PAUSE_FILE);
-    if (failAfter == null && pauseFile == null) {
+    if (failAfter == null && pauseFile == null || !enabledAtStartup()) {
       return input;
     }
     String only = task.getLocalProperty(OPERATOR);
@@ -83,6 +91,15 @@ public final class TestFaults {
         return batch;
       }
     };
+  }
+
+  /**
+   * Whether the application started with {@value #ENABLED}=true. Read from the SparkConf the executor was
+   * started with, which a session's {@code spark.conf.set} does not change.
+   */
+  private static boolean enabledAtStartup() {
+    SparkEnv env = SparkEnv.get();
+    return env != null && env.conf().getBoolean(ENABLED, false);
   }
 
   private static long parseBatches(String value) {

@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.apache.spark.internal.config.ConfigEntry;
 import org.apache.spark.sql.internal.SQLConf;
 import org.junit.jupiter.api.Test;
+
+import io.rowmatch.spark.testing.TestFaults;
 
 class RowmatchConfTest {
   @Test
@@ -37,9 +40,7 @@ class RowmatchConfTest {
         {RowmatchConf.SKIP_PARTIAL_MIN_ROWS, "many"}, {RowmatchConf.SKIP_PARTIAL_RATIO, "1.5"},
         {RowmatchConf.SKIP_PARTIAL_RATIO, "-0.1"}, {RowmatchConf.SKIP_PARTIAL_RATIO, "NaN"},
         {RowmatchConf.SKIP_PARTIAL_ENABLED, "maybe"}}) {
-      SQLConf s = new SQLConf();
-      s.setConfString(bad[0], bad[1]);
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RowmatchConf.from(s));
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> read(bad[0], bad[1]));
       assertTrue(e.getMessage().contains(bad[0]), e.getMessage());
     }
   }
@@ -63,17 +64,67 @@ class RowmatchConfTest {
 
   @Test
   void badValuesNameTheSetting() {
+    for (String[] bad : new String[][] {{RowmatchConf.BATCH_SIZE, "0"}, {RowmatchConf.BATCH_SIZE, "-3"},
+        {RowmatchConf.BATCH_SIZE, "4294967296"}, {RowmatchConf.ENABLED, "yes"}, {RowmatchConf.MEMORY_LIMIT, "lots"},
+        {RowmatchConf.MEMORY_LIMIT, "0"}, {RowmatchConf.JOIN_ENABLED, ""}}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> read(bad[0], bad[1]));
+      assertTrue(e.getMessage().contains(bad[0]), e.getMessage());
+    }
+  }
+
+  /** A value that reached the conf unchecked (Spark validates registered entries only where it sets them). */
+  @Test
+  void valuesSetUncheckedAreValidatedWhenRead() {
     SQLConf sql = new SQLConf();
-    sql.setConfString(RowmatchConf.BATCH_SIZE, "0");
+    sql.settings().put(RowmatchConf.BATCH_SIZE, "0");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RowmatchConf.from(sql));
     assertTrue(e.getMessage().contains(RowmatchConf.BATCH_SIZE), e.getMessage());
-    SQLConf sql2 = new SQLConf();
-    sql2.setConfString(RowmatchConf.ENABLED, "yes");
-    e = assertThrows(IllegalArgumentException.class, () -> RowmatchConf.from(sql2));
-    assertTrue(e.getMessage().contains(RowmatchConf.ENABLED), e.getMessage());
-    SQLConf sql3 = new SQLConf();
-    sql3.setConfString(RowmatchConf.MEMORY_LIMIT, "lots");
-    e = assertThrows(IllegalArgumentException.class, () -> RowmatchConf.from(sql3));
-    assertTrue(e.getMessage().contains(RowmatchConf.MEMORY_LIMIT), e.getMessage());
+  }
+
+  @Test
+  void everySettingIsRegisteredWithSparkAndTestSettingsAreInternal() {
+    RowmatchConf.from(new SQLConf()); // loads the entries
+    java.util.Set<String> listed = new java.util.HashSet<>();
+    for (scala.Tuple4<String, String, String, String> t : scala.jdk.javaapi.CollectionConverters.asJava(
+        new SQLConf().getAllDefinedConfs())) {
+      listed.add(t._1());
+    }
+    for (ConfigEntry<Object> entry : RowmatchConf.ENTRIES) {
+      assertTrue(listed.contains(entry.key()), entry.key() + " is not listed by SET -v");
+      assertTrue(entry.isPublic(), entry.key() + " should be public");
+      assertFalse(entry.doc().isEmpty(), entry.key() + " has no doc");
+    }
+    for (String key : new String[] {TestFaults.ENABLED, TestFaults.FAIL_AFTER_BATCHES, TestFaults.PAUSE_FILE,
+        TestFaults.OPERATOR}) {
+      assertTrue(key.startsWith("spark.rowmatch.test."), key);
+      assertFalse(listed.contains(key), key + " is test-only and must not be listed by SET -v");
+    }
+  }
+
+  /**
+   * The README's settings table is the user's view of {@link RowmatchConf#ENTRIES}: the same keys in the same
+   * order, each with its default and doc. Fails with the row the README should have.
+   */
+  @Test
+  void readmeSettingsTableMatchesTheEntries() throws java.io.IOException {
+    java.nio.file.Path readme = java.nio.file.Path.of(System.getProperty("user.dir")).resolveSibling("README.md");
+    java.util.List<String> rows = new java.util.ArrayList<>();
+    for (String line : java.nio.file.Files.readAllLines(readme)) {
+      if (line.startsWith("| `spark.rowmatch.")) {
+        rows.add(line);
+      }
+    }
+    java.util.List<String> expected = new java.util.ArrayList<>();
+    for (ConfigEntry<Object> entry : RowmatchConf.ENTRIES) {
+      expected.add("| `" + entry.key() + "` | `" + entry.defaultValueString() + "` | " + entry.doc() + " |");
+    }
+    assertEquals(String.join("\n", expected), String.join("\n", rows), "README.md's settings table");
+  }
+
+  /** Sets one value as a session does, then reads the settings: either step may refuse a bad value. */
+  private static RowmatchConf read(String key, String value) {
+    SQLConf sql = new SQLConf();
+    sql.setConfString(key, value);
+    return RowmatchConf.from(sql);
   }
 }
