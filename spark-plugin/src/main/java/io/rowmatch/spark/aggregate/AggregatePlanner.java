@@ -30,7 +30,6 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.Sum;
 import org.apache.spark.sql.catalyst.optimizer.NormalizeNaNAndZero;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
-import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.BooleanType$;
@@ -45,7 +44,6 @@ import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.IntegerType;
 import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.LongType$;
-import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
@@ -54,8 +52,8 @@ import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
 import scala.jdk.javaapi.CollectionConverters;
 
-import io.rowmatch.spark.arrow.ArrowSchemas;
 import io.rowmatch.spark.config.RowmatchConf;
+import io.rowmatch.spark.types.TypeSupport;
 
 /**
  * Decides whether a Spark aggregate node can run as a RowmatchHashAggregate, and if so resolves it into
@@ -125,7 +123,7 @@ public final class AggregatePlanner {
     SparkPlan child = agg.child();
     List<Attribute> childOutput = CollectionConverters.asJava(child.output());
     for (Attribute a : childOutput) {
-      String why = ArrowSchemas.unsupportedReason(a.dataType());
+      String why = TypeSupport.arrowColumnReason(a.dataType());
       if (why != null) {
         throw new Refusal("input column " + a.name() + ": " + why);
       }
@@ -190,7 +188,7 @@ public final class AggregatePlanner {
         normalized = true;
       }
       DataType t = e.dataType();
-      String why = groupKeyTypeReason(t);
+      String why = TypeSupport.groupKeyReason(t);
       if (why != null) {
         throw new Refusal("group key " + e.sql() + ": " + why);
       }
@@ -199,7 +197,7 @@ public final class AggregatePlanner {
         if (ordinal == null) {
           throw new Refusal("group key " + ref.sql() + " is not a column of the child");
         }
-        if (containsFloating(t) && !normalized && !mergingStage) {
+        if (TypeSupport.containsFloating(t) && !normalized && !mergingStage) {
           throw new Refusal("float group key " + ref.sql() + " without NormalizeNaNAndZero");
         }
         keyOrdinals[k] = ordinal;
@@ -211,7 +209,7 @@ public final class AggregatePlanner {
       if (!e.deterministic()) {
         throw new Refusal("group key " + e.sql() + " is not deterministic");
       }
-      if (containsFloating(t) && !(e instanceof KnownFloatingPointNormalized) && !mergingStage) {
+      if (TypeSupport.containsFloating(t) && !(e instanceof KnownFloatingPointNormalized) && !mergingStage) {
         throw new Refusal("float group key " + e.sql() + " without NormalizeNaNAndZero");
       }
       keyOrdinals[k] = inputs.of(e, "group key " + e.sql());
@@ -273,7 +271,7 @@ public final class AggregatePlanner {
     List<StructField> outFields = new ArrayList<>();
     for (NamedExpression r : result) {
       Attribute a = r.toAttribute();
-      String why = ArrowSchemas.unsupportedReason(a.dataType());
+      String why = TypeSupport.arrowColumnReason(a.dataType());
       if (why != null) {
         throw new Refusal("output column " + a.name() + ": " + why);
       }
@@ -319,58 +317,6 @@ public final class AggregatePlanner {
       pick[i] = found;
     }
     return pick;
-  }
-
-  public static String keyTypeReason(DataType t) {
-    if (t instanceof BooleanType || t instanceof ByteType || t instanceof ShortType || t instanceof IntegerType
-        || t instanceof LongType || t instanceof FloatType || t instanceof DoubleType || t instanceof DecimalType
-        || t instanceof DateType || t instanceof TimestampType || t instanceof TimestampNTZType
-        || t instanceof BinaryType || t instanceof NullType) {
-      return null;
-    }
-    if (t instanceof StringType s) {
-      return s.supportsBinaryEquality() ? null : "collation " + s.collationName() + " does not compare bytes";
-    }
-    return "key type " + t.simpleString() + " is not supported";
-  }
-
-  /**
-   * Group key types: the atomic ones of {@link #keyTypeReason} (which joins also use), plus structs and arrays
-   * of them, which the core compares element by element (inner nulls equal), as Spark's binary rows do.
-   */
-  static String groupKeyTypeReason(DataType t) {
-    if (t instanceof StructType st) {
-      for (StructField f : st.fields()) {
-        String why = groupKeyTypeReason(f.dataType());
-        if (why != null) {
-          return why;
-        }
-      }
-      return null;
-    }
-    if (t instanceof ArrayType a) {
-      return groupKeyTypeReason(a.elementType());
-    }
-    return keyTypeReason(t);
-  }
-
-  /** Float or double anywhere in the type (NaN and -0.0 need Spark's normalization before grouping). */
-  static boolean containsFloating(DataType t) {
-    if (t instanceof FloatType || t instanceof DoubleType) {
-      return true;
-    }
-    if (t instanceof StructType st) {
-      for (StructField f : st.fields()) {
-        if (containsFloating(f.dataType())) {
-          return true;
-        }
-      }
-      return false;
-    }
-    if (t instanceof ArrayType a) {
-      return containsFloating(a.elementType());
-    }
-    return false;
   }
 
   private static boolean integral(DataType t) {
@@ -555,7 +501,7 @@ public final class AggregatePlanner {
       if (!e.deterministic()) {
         throw new Refusal("aggregate input " + e.sql() + " is not deterministic: " + sql);
       }
-      String why = ArrowSchemas.unsupportedReason(e.dataType());
+      String why = TypeSupport.arrowColumnReason(e.dataType());
       if (why != null) {
         throw new Refusal("aggregate input " + e.sql() + ": " + why);
       }

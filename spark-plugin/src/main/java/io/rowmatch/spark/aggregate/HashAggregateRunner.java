@@ -26,7 +26,6 @@ import org.apache.spark.sql.execution.arrow.ArrowWriter;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-import org.apache.spark.util.TaskCompletionListener;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.core.table.GroupTable;

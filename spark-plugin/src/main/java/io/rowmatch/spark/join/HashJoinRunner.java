@@ -17,7 +17,6 @@ import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import org.apache.spark.sql.catalyst.expressions.Predicate$;
 import org.apache.spark.sql.execution.joins.RowmatchBroadcastRows;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-import org.apache.spark.util.TaskCompletionListener;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.core.table.JoinProbe;

@@ -41,9 +41,9 @@ import scala.Option;
 import scala.collection.immutable.Seq;
 import scala.jdk.javaapi.CollectionConverters;
 
-import io.rowmatch.spark.arrow.ArrowSchemas;
 import io.rowmatch.spark.config.RowmatchConf;
 import io.rowmatch.spark.rules.FallbackReasons;
+import io.rowmatch.spark.types.TypeSupport;
 
 /**
  * Decides whether a Spark equi-join (broadcast hash, shuffled hash, or sort-merge run as a shuffled hash
@@ -53,7 +53,7 @@ import io.rowmatch.spark.rules.FallbackReasons;
  * work: float keys in KnownFloatingPointNormalized(NormalizeNaNAndZero(..)) (the core matches NaN with NaN
  * and -0.0 with 0.0), and null-safe {@code a <=> b}, rewritten to the key pair coalesce(a, default),
  * isnull(a), collapses back into one null-safe key. Key types: atomic, structs, arrays of atomic values
- * ({@link JoinKeyTypes}). Spark's null-aware anti join (NOT IN) is kept as such. A build side whose size
+ * ({@link TypeSupport}). Spark's null-aware anti join (NOT IN) is kept as such. A build side whose size
  * Spark's statistics put over the memory limit stays vanilla ({@link BuildSizeEstimate}).
  */
 public final class JoinPlanner {
@@ -151,11 +151,11 @@ public final class JoinPlanner {
       if (!lt.sameType(rt)) {
         throw new Refusal("key types differ: " + lt.simpleString() + " and " + rt.simpleString());
       }
-      String why = JoinKeyTypes.keyReason(lt);
+      String why = TypeSupport.joinKeyReason(lt);
       if (why != null) {
         throw new Refusal("key " + k.left.expr.sql() + ": " + why);
       }
-      boolean floating = JoinKeyTypes.containsFloating(lt);
+      boolean floating = TypeSupport.containsFloating(lt);
       if (floating && !(k.left.normalized && k.right.normalized)) {
         throw new Refusal("float key " + k.left.expr.sql() + " without NormalizeNaNAndZero");
       }
@@ -403,7 +403,7 @@ public final class JoinPlanner {
           return output.size() + i;
         }
       }
-      String why = ArrowSchemas.unsupportedReason(e.dataType());
+      String why = TypeSupport.arrowColumnReason(e.dataType());
       if (why != null) {
         throw new Refusal(side + " key " + e.sql() + ": " + why);
       }
@@ -427,7 +427,7 @@ public final class JoinPlanner {
   /** Join inputs travel as Arrow batches: every column must convert to Arrow and back exactly. */
   private static void checkColumns(String side, List<Attribute> columns) {
     for (Attribute a : columns) {
-      String why = JoinKeyTypes.columnReason(a.dataType());
+      String why = TypeSupport.joinColumnReason(a.dataType());
       if (why != null) {
         throw new Refusal(side + " column " + a.name() + " of type " + a.dataType().simpleString()
             + " is not supported in joins yet");

@@ -18,9 +18,11 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
 
+import io.rowmatch.spark.types.TypeSupport;
+
 /**
- * Which Spark schemas the Arrow shuffle can carry, and how each column is laid out in a record. The
- * supported columns are the atomic types that arrow.ArrowSchemas maps to flat Arrow vectors: Bit,
+ * How each column of the Arrow shuffle is laid out in a record (which columns it carries is
+ * {@link TypeSupport#shuffleColumnReason}'s to say). The supported columns are the atomic types that arrow.ArrowSchemas maps to flat Arrow vectors: Bit,
  * fixed-width (TinyInt, SmallInt, Int, DateDay, BigInt, both microsecond timestamps, Float4, Float8,
  * 128-bit Decimal of any precision), 32-bit-offset variable width (VarChar, VarBinary) and Null. Nested
  * types (struct, array, map) and every other type stay on Spark's row shuffle.
@@ -38,9 +40,9 @@ public final class ShuffleColumns {
   /** Null when every column is supported, else a reason naming the first unsupported column and its type. */
   public static String unsupportedReason(StructType schema) {
     for (StructField f : schema.fields()) {
-      if (kindOf(f.dataType()) == UNSUPPORTED) {
-        return "column " + f.name() + " of type " + f.dataType().simpleString()
-            + " is not supported by the Arrow shuffle (only flat atomic types are)";
+      String why = TypeSupport.shuffleColumnReason(f.dataType());
+      if (why != null) {
+        return "column " + f.name() + " of " + why;
       }
     }
     return null;
