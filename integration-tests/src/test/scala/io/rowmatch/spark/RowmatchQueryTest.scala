@@ -78,24 +78,58 @@ trait RowmatchQueryTest extends AnyFunSuite with BeforeAndAfterAll with BeforeAn
       exactOperators: Option[Int] = None,
       ordered: Boolean = false,
       tolerance: Double = 0.0): Seq[Row] = {
+    val (rows, df) = checkAnswer(query, ordered, tolerance)
+    val n = rowmatchAggregates(df)
+    exactOperators match {
+      case Some(e) => assert(n == e, s"expected $e RowmatchHashAggregate, found $n in\n${planText(df)}")
+      case None => assert(n >= minOperators, s"expected >= $minOperators RowmatchHashAggregate, found $n in\n${planText(df)}")
+    }
+    rows
+  }
+
+  /**
+   * Runs `query` with the plugin off and on and compares; then the plan that ran with the plugin must hold
+   * every operator named in `mustRun` (node names, e.g. "RowmatchHashJoin") and no node of the Spark classes
+   * in `noVanilla` (e.g. classOf[SortMergeJoinExec]: "no vanilla join of this kind remains"). Returns the rows.
+   */
+  protected def checkAnswerAndOperators(
+      query: => DataFrame,
+      mustRun: Seq[String],
+      noVanilla: Seq[Class[_ <: SparkPlan]] = Nil,
+      ordered: Boolean = false,
+      tolerance: Double = 0.0): Seq[Row] = {
+    val (rows, df) = checkAnswer(query, ordered, tolerance)
+    val nodes = executedNodes(df)
+    mustRun.foreach { name =>
+      assert(nodes.exists(_.nodeName == name), s"expected a $name in\n${planText(df)}")
+    }
+    noVanilla.foreach { cls =>
+      assert(!nodes.exists(n => cls.isInstance(n)), s"a vanilla ${cls.getSimpleName} remains in\n${planText(df)}")
+    }
+    rows
+  }
+
+  /** The executed plan and the fallback reasons, for failure messages. */
+  protected def planText(df: DataFrame): String =
+    df.queryExecution.executedPlan.treeString + "\nfallbacks: " + fallbackReasons(df).mkString("; ")
+
+  /**
+   * `query`'s rows with the plugin off (asserting no Rowmatch operator ran) and on, compared; returns the
+   * plugin's rows and the DataFrame that made them.
+   */
+  private def checkAnswer(query: => DataFrame, ordered: Boolean, tolerance: Double): (Seq[Row], DataFrame) = {
     val expected = withConf("spark.rowmatch.enabled" -> "false") {
       val df = query
       val rows = df.collect().toSeq
-      assert(rowmatchAggregates(df) == 0, "plugin disabled but a Rowmatch operator ran")
+      assert(!executedNodes(df).exists(_.nodeName.startsWith("Rowmatch")), "plugin disabled but a Rowmatch operator ran")
       rows
     }
     val (actual, df) = withConf("spark.rowmatch.enabled" -> "true") {
       val df = query
       (df.collect().toSeq, df)
     }
-    val n = rowmatchAggregates(df)
-    val planText = df.queryExecution.executedPlan.treeString + "\nfallbacks: " + fallbackReasons(df).mkString("; ")
-    exactOperators match {
-      case Some(e) => assert(n == e, s"expected $e RowmatchHashAggregate, found $n in\n$planText")
-      case None => assert(n >= minOperators, s"expected >= $minOperators RowmatchHashAggregate, found $n in\n$planText")
-    }
-    RowComparison.assertSameRows(expected, actual, ordered, tolerance, planText)
-    actual
+    RowComparison.assertSameRows(expected, actual, ordered, tolerance, planText(df))
+    (actual, df)
   }
 }
 
@@ -114,10 +148,21 @@ object RowComparison {
     }.mkString("|") + "#" + r.toSeq.map(render).mkString("|")
   }
 
+  /**
+   * The one row comparison of the integration suites. Unordered unless `ordered`; floating values equal when
+   * `Double.compare` says so (NaN = NaN, -0.0 != 0.0), or within the relative `tolerance` when one is given;
+   * with `bitExact`, as multisets of rows whose floating values must agree bit for bit (NaN payloads and
+   * -0.0 included: a join copies values as they are), and the message lists what is missing and extra.
+   */
   def assertSameRows(expected: Seq[Row], actual: Seq[Row], ordered: Boolean, tolerance: Double,
-      context: String): Unit = {
+      context: String, bitExact: Boolean = false): Unit = {
     assert(expected.size == actual.size,
       s"row counts differ: vanilla ${expected.size}, rowmatch ${actual.size}\n$context")
+    if (bitExact) {
+      assert(!ordered && tolerance == 0.0, "bit-exact comparison is of unordered rows without tolerance")
+      assertSameMultiset(expected, actual, context)
+      return
+    }
     val (e, a) = if (ordered) (expected, actual) else (expected.sortBy(sortKey), actual.sortBy(sortKey))
     e.zip(a).zipWithIndex.foreach { case ((er, ar), i) =>
       assert(er.length == ar.length, s"row $i widths differ: $er vs $ar")
@@ -146,4 +191,25 @@ object RowComparison {
     if (a.isNaN || b.isNaN) a.isNaN && b.isNaN
     else if (tolerance == 0.0) java.lang.Double.compare(a, b) == 0
     else a == b || math.abs(a - b) <= tolerance * math.max(math.abs(a), math.abs(b))
+
+  private def assertSameMultiset(expected: Seq[Row], actual: Seq[Row], context: String): Unit = {
+    def counts(rows: Seq[Row]): Map[String, Int] = rows.groupBy(bits).map { case (k, v) => k -> v.size }
+    val e = counts(expected)
+    val a = counts(actual)
+    if (e != a) {
+      val missing = e.filter { case (k, n) => a.getOrElse(k, 0) < n }.keys.take(5)
+      val extra = a.filter { case (k, n) => e.getOrElse(k, 0) < n }.keys.take(5)
+      org.scalatest.Assertions.fail(s"results differ; missing from rowmatch: ${missing.mkString(", ")}; " +
+        s"extra in rowmatch: ${extra.mkString(", ")}\n$context")
+    }
+  }
+
+  /** A row as text that tells every value apart, -0.0 from 0.0 and NaN payloads included. */
+  private def bits(r: Row): String = r.toSeq.map {
+    case null => "null"
+    case d: Double => "D" + java.lang.Double.doubleToRawLongBits(d)
+    case f: Float => "F" + java.lang.Float.floatToRawIntBits(f)
+    case b: Array[Byte] => "B" + b.mkString(",")
+    case other => other.getClass.getSimpleName + ":" + other
+  }.mkString("(", "|", ")")
 }

@@ -2,14 +2,14 @@ package io.rowmatch.spark.joins
 
 import org.apache.spark.sql.{DataFrame, Row}
 
-import io.rowmatch.spark.RowmatchQueryTest
+import io.rowmatch.spark.{RowComparison, RowmatchQueryTest}
 import io.rowmatch.spark.join.{BroadcastJoinTables, RowmatchHashJoinExec}
 import io.rowmatch.spark.memory.TaskArrowMemory
 
 /**
  * Differential checks of Rowmatch joins against vanilla Spark: each query runs with the plugin off and on
- * under the same join strategy; results must be equal (as multisets, floats compared bit-exactly except
- * NaN = NaN and -0.0 = 0.0 as Spark's Row equality has it), the plan that ran (AQE's final plan) must hold
+ * under the same join strategy; results must be equal (as multisets, floats compared bit for bit, -0.0 and
+ * NaN payloads included: a join copies values as they are), the plan that ran (AQE's final plan) must hold
  * RowmatchHashJoin replacing the expected Spark join, and after every test no Arrow memory may be held:
  * no task allocator open, no broadcast build side in use, and Spark's Arrow root back to zero once the idle
  * broadcast build sides are closed.
@@ -69,9 +69,6 @@ trait JoinQueryTest extends RowmatchQueryTest {
   protected def rowmatchJoins(df: DataFrame): Seq[RowmatchHashJoinExec] =
     executedNodes(df).collect { case j: RowmatchHashJoinExec => j }
 
-  protected def planText(df: DataFrame): String =
-    df.queryExecution.executedPlan.treeString + "\nfallbacks: " + fallbackReasons(df).mkString("; ")
-
   /**
    * Runs `query` under `strategy` with the plugin off and on; results must be equal and the plan must hold
    * a RowmatchHashJoin replacing `strategy.replaces` (any Spark join when `anyStrategy`, for join types
@@ -100,27 +97,6 @@ trait JoinQueryTest extends RowmatchQueryTest {
     }
   }
 
-  protected def assertSameRows(expected: Seq[Row], actual: Seq[Row], context: String): Unit = {
-    assert(expected.size == actual.size,
-      s"row counts differ: vanilla ${expected.size}, rowmatch ${actual.size}\n$context")
-    def counts(rows: Seq[Row]): Map[String, Int] =
-      rows.groupBy(canonical).map { case (k, v) => k -> v.size }
-    val e = counts(expected)
-    val a = counts(actual)
-    if (e != a) {
-      val missing = e.filter { case (k, n) => a.getOrElse(k, 0) < n }.keys.take(5)
-      val extra = a.filter { case (k, n) => e.getOrElse(k, 0) < n }.keys.take(5)
-      fail(s"results differ; missing from rowmatch: ${missing.mkString(", ")}; extra in rowmatch: " +
-        s"${extra.mkString(", ")}\n$context")
-    }
-  }
-
-  /** A row as text that tells every value apart, -0.0 from 0.0 included (the join must copy values as they are). */
-  private def canonical(r: Row): String = r.toSeq.map {
-    case null => "null"
-    case d: Double => "D" + java.lang.Double.doubleToRawLongBits(d)
-    case f: Float => "F" + java.lang.Float.floatToRawIntBits(f)
-    case b: Array[Byte] => "B" + b.mkString(",")
-    case other => other.getClass.getSimpleName + ":" + other
-  }.mkString("(", "|", ")")
+  protected def assertSameRows(expected: Seq[Row], actual: Seq[Row], context: String): Unit =
+    RowComparison.assertSameRows(expected, actual, ordered = false, tolerance = 0.0, context, bitExact = true)
 }
