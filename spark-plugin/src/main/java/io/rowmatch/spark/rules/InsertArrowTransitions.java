@@ -14,13 +14,12 @@ import org.apache.spark.sql.execution.adaptive.AQEShuffleReadExec;
 import org.apache.spark.sql.execution.adaptive.ShuffleQueryStageExec;
 import scala.jdk.javaapi.CollectionConverters;
 
-import io.rowmatch.spark.aggregate.RowmatchHashAggregateExec;
+import io.rowmatch.spark.arrow.ArrowBatchConsumer;
 import io.rowmatch.spark.arrow.ArrowBatchProducer;
 import io.rowmatch.spark.arrow.ArrowSettings;
 import io.rowmatch.spark.arrow.RowmatchProjectExec;
 import io.rowmatch.spark.arrow.RowmatchToArrowExec;
 import io.rowmatch.spark.config.RowmatchConf;
-import io.rowmatch.spark.join.RowmatchHashJoinExec;
 
 /**
  * After Spark inserted its transitions: under every Rowmatch operator, Spark's RowToColumnarExec (which
@@ -47,16 +46,17 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
     if (children.isEmpty()) {
       return plan;
     }
-    boolean consumesArrow = plan instanceof ArrowBatchProducer && !(plan instanceof RowmatchToArrowExec);
     List<SparkPlan> newChildren = new ArrayList<>(children.size());
     boolean changed = false;
     for (int i = 0; i < children.size(); i++) {
       SparkPlan child = children.get(i);
       SparkPlan c = rewrite(child, settings, enabled);
-      if (plan instanceof RowInputChildren r && r.keepsRowInput(i)) {
-        c = c instanceof RowToColumnarExec r2c ? r2c.child() : c; // read row-based (a broadcast exchange)
-      } else if (consumesArrow) {
-        c = arrowInput(c, settings);
+      if (plan instanceof ArrowBatchConsumer consumer) {
+        if (consumer.consumesArrow(i)) {
+          c = arrowInput(c, settings);
+        } else {
+          c = c instanceof RowToColumnarExec r2c ? r2c.child() : c; // read row-based (a broadcast exchange)
+        }
       }
       changed |= c != child;
       newChildren.add(c);
@@ -81,9 +81,7 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
       return plan;
     }
     SparkPlan producer = c2r.child();
-    boolean ownBatches = producer instanceof RowmatchHashJoinExec || producer instanceof RowmatchHashAggregateExec
-        || producer instanceof RowmatchProjectExec;
-    if (!ownBatches) {
+    if (!(producer instanceof ArrowBatchProducer p2 && p2.ownsOutputBatches())) {
       return plan;
     }
     if (!RowmatchProjectExec.selectsOnly(p.projectList())) {

@@ -16,13 +16,12 @@ import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.spark.aggregate.AggregatePlanner;
 import io.rowmatch.spark.aggregate.RowmatchHashAggregateExec;
+import io.rowmatch.spark.arrow.ArrowBatchConsumer;
 import io.rowmatch.spark.arrow.ArrowSettings;
 import io.rowmatch.spark.arrow.RowmatchFilterExec;
 import io.rowmatch.spark.arrow.RowmatchProjectExec;
 import io.rowmatch.spark.config.RowmatchConf;
 import io.rowmatch.spark.join.JoinPlanner;
-import io.rowmatch.spark.join.RowmatchHashJoinExec;
-import io.rowmatch.spark.shuffle.RowmatchShuffleExchangeExec;
 import io.rowmatch.spark.shuffle.ShufflePlanner;
 
 /**
@@ -72,10 +71,7 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
 
   /** Whether child i of this node is read as Arrow batches (a Rowmatch join, aggregate or shuffle input). */
   private static boolean consumesArrow(SparkPlan node, int i) {
-    boolean rowmatch = node instanceof RowmatchHashAggregateExec || node instanceof RowmatchHashJoinExec
-        || node instanceof RowmatchShuffleExchangeExec || node instanceof RowmatchFilterExec
-        || node instanceof RowmatchProjectExec;
-    return rowmatch && !(node instanceof RowInputChildren r && r.keepsRowInput(i));
+    return node instanceof ArrowBatchConsumer c && c.consumesArrow(i);
   }
 
   /**

@@ -12,7 +12,7 @@ import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import io.rowmatch.spark.arrow.ArrowBatchProducer
+import io.rowmatch.spark.arrow.{ArrowBatchConsumer, ArrowBatchProducer}
 
 /**
  * Columnar hash aggregation on Arrow batches, replacing Spark's Hash/ObjectHash/SortAggregateExec.
@@ -35,11 +35,13 @@ case class RowmatchHashAggregateExec(
     child: SparkPlan,
     spec: AggregateSpec,
     replaced: String)
-  extends BaseAggregateExec with ArrowBatchProducer {
+  extends BaseAggregateExec with ArrowBatchProducer with ArrowBatchConsumer {
 
   override def nodeName: String = "RowmatchHashAggregate"
 
   override def supportsColumnar: Boolean = true
+
+  override def ownsOutputBatches(): Boolean = true
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),

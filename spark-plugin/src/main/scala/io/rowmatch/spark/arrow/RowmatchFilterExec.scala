@@ -18,7 +18,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  * filtered columns non-nullable, exactly as FilterExec does.
  */
 case class RowmatchFilterExec(condition: Expression, child: SparkPlan, settings: ArrowSettings)
-  extends UnaryExecNode with ArrowBatchProducer {
+  extends UnaryExecNode with ArrowBatchProducer with ArrowBatchConsumer {
 
   // The planner only builds this node for an isnotnull-only condition over the child's columns.
   private def notNullIds =

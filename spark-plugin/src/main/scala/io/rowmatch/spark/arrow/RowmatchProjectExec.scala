@@ -14,7 +14,8 @@ import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
  * child's.
  */
 case class RowmatchProjectExec(projectList: Seq[NamedExpression], child: SparkPlan)
-  extends PartitioningPreservingUnaryExecNode with OrderPreservingUnaryExecNode with ArrowBatchProducer {
+  extends PartitioningPreservingUnaryExecNode with OrderPreservingUnaryExecNode with ArrowBatchProducer
+  with ArrowBatchConsumer {
 
   require(projectList.forall(RowmatchProjectExec.selects(_).isDefined),
     "RowmatchProject selects (and renames) attributes only")
@@ -28,6 +29,9 @@ case class RowmatchProjectExec(projectList: Seq[NamedExpression], child: SparkPl
   override protected def orderingExpressions: Seq[SortOrder] = child.outputOrdering
 
   override def supportsColumnar: Boolean = true
+
+  /** New batches over the child's vectors; treated as owned, as a join's or aggregate's are (the rule relies on it). */
+  override def ownsOutputBatches(): Boolean = true
 
   override protected def doExecute(): RDD[InternalRow] =
     throw new IllegalStateException(s"$nodeName is columnar only")

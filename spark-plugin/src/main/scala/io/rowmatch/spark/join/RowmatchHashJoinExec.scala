@@ -14,8 +14,7 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import io.rowmatch.spark.arrow.ArrowBatchProducer
-import io.rowmatch.spark.rules.RowInputChildren
+import io.rowmatch.spark.arrow.{ArrowBatchConsumer, ArrowBatchProducer}
 
 /**
  * Columnar hash equi-join on Arrow batches, replacing Spark's BroadcastHashJoinExec, ShuffledHashJoinExec and
@@ -27,7 +26,7 @@ import io.rowmatch.spark.rules.RowInputChildren
  * coalesced or re-planned children are reflected). It promises no output ordering. The planning is Java
  * (JoinPlanner builds `spec`); HashJoinRunner executes it per partition. For a broadcast join the
  * build child stays Spark's broadcast exchange (a row-based HashedRelation); the plugin's transition rule
- * leaves that child unconverted (RowInputChildren).
+ * leaves that child unconverted (consumesArrow).
  */
 case class RowmatchHashJoinExec(
     leftKeys: Seq[Expression],
@@ -41,7 +40,7 @@ case class RowmatchHashJoinExec(
     isSkewJoin: Boolean,
     spec: JoinSpec,
     replaced: String)
-  extends BinaryExecNode with ArrowBatchProducer with RowInputChildren {
+  extends BinaryExecNode with ArrowBatchProducer with ArrowBatchConsumer {
 
   @transient private lazy val vanilla: SparkPlan =
     if (broadcast) {
@@ -62,8 +61,10 @@ case class RowmatchHashJoinExec(
 
   override def supportsColumnar: Boolean = true
 
+  override def ownsOutputBatches(): Boolean = true
+
   /** The broadcast build child is read through Spark's executeBroadcast, never as Arrow batches. */
-  override def keepsRowInput(child: Int): Boolean = broadcast && child == (if (spec.buildLeft) 0 else 1)
+  override def consumesArrow(child: Int): Boolean = !(broadcast && child == (if (spec.buildLeft) 0 else 1))
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),

@@ -12,6 +12,7 @@ import org.apache.spark.sql.execution.{RowmatchMapStage, RowmatchShuffledRecords
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.{ShuffleDependency, TaskContext}
 
+import io.rowmatch.spark.arrow.ArrowBatchConsumer
 import io.rowmatch.spark.arrow.ArrowBatchProducer
 import io.rowmatch.spark.arrow.ArrowSettings
 
@@ -32,7 +33,7 @@ case class RowmatchShuffleExchangeExec(
     shuffleOrigin: ShuffleOrigin,
     advisoryPartitionSize: Option[Long],
     settings: ArrowSettings)
-  extends ShuffleExchangeLike with ArrowBatchProducer {
+  extends ShuffleExchangeLike with ArrowBatchProducer with ArrowBatchConsumer {
 
   override def nodeName: String = "RowmatchShuffleExchange"
 
