@@ -1,11 +1,16 @@
 package io.rowmatch.spark.aggregate;
 
 import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.types.StructType;
+
+import io.rowmatch.spark.rules.CanonicalForms;
 
 /**
  * Everything an executor needs to run one RowmatchHashAggregate, decided on the driver by the planner:
@@ -13,6 +18,9 @@ import org.apache.spark.sql.types.StructType;
  * columns (keys, then each function's buffers or result). The output is either a pick of intermediate
  * columns (the common case: plain attributes and aliases of them) or a projection evaluated with Spark's
  * UnsafeProjection.
+ *
+ * <p>Equality is by value over every field, so a plan node holding a spec compares as Spark's case classes
+ * do; {@link #canonicalized()} is the form its node's canonical plan holds (see CanonicalForms).
  */
 public final class AggregateSpec implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -62,5 +70,47 @@ public final class AggregateSpec implements Serializable {
 
   public boolean keyless() {
     return keyOrdinals.length == 0;
+  }
+
+  /**
+   * This spec as its node's canonical plan holds it: the attributes it carries (intermediate columns, the
+   * output projection) normalized as Spark normalizes a node's expressions, output names and the
+   * functions' diagnostic text dropped. Everything the executor computes with stays: key ordinals and
+   * normalization, functions, modes, the output pick, types and the settings captured at planning.
+   */
+  public AggregateSpec canonicalized() {
+    List<FunctionSpec> fs = new ArrayList<>(functions.size());
+    for (FunctionSpec f : functions) {
+      fs.add(f.canonicalized());
+    }
+    return new AggregateSpec(keyOrdinals, keyNormalize, fs, finalResults, outputPick,
+        projection == null ? null : CanonicalForms.outputs(projection, intermediateAttributes),
+        CanonicalForms.normalizeAll(intermediateAttributes, intermediateAttributes),
+        CanonicalForms.withoutNames(outputSchema), timeZone, batchSize, memoryLimit, operatorName,
+        skipPartialMinRows, skipPartialRatio);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof AggregateSpec other)) {
+      return false;
+    }
+    return Arrays.equals(keyOrdinals, other.keyOrdinals) && Arrays.equals(keyNormalize, other.keyNormalize)
+        && functions.equals(other.functions) && finalResults == other.finalResults
+        && Arrays.equals(outputPick, other.outputPick) && Objects.equals(projection, other.projection)
+        && intermediateAttributes.equals(other.intermediateAttributes) && outputSchema.equals(other.outputSchema)
+        && Objects.equals(timeZone, other.timeZone) && batchSize == other.batchSize
+        && memoryLimit == other.memoryLimit && operatorName.equals(other.operatorName)
+        && skipPartialMinRows == other.skipPartialMinRows
+        && Double.compare(skipPartialRatio, other.skipPartialRatio) == 0;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(Arrays.hashCode(keyOrdinals), Arrays.hashCode(keyNormalize), functions, finalResults,
+        Arrays.hashCode(outputPick), projection, intermediateAttributes, outputSchema, batchSize);
   }
 }

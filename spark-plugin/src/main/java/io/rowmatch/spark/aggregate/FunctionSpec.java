@@ -1,6 +1,8 @@
 package io.rowmatch.spark.aggregate;
 
 import java.io.Serializable;
+import java.util.Arrays;
+import java.util.Objects;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -8,11 +10,13 @@ import org.apache.spark.QueryContext;
 import org.apache.spark.sql.types.StructField;
 
 import io.rowmatch.spark.arrow.ArrowSchemas;
+import io.rowmatch.spark.rules.CanonicalForms;
 
 /**
  * One aggregate function of a RowmatchHashAggregate, resolved at planning time into what the executor
  * needs: which kernel, which input columns (raw values for Partial/Complete, Spark's buffer columns for
- * PartialMerge/Final), and the Spark types of its buffer and result columns.
+ * PartialMerge/Final), and the Spark types of its buffer and result columns. Equal by value (see
+ * AggregateSpec).
  */
 public final class FunctionSpec implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -92,6 +96,39 @@ public final class FunctionSpec implements Serializable {
       default:
         throw new IllegalStateException("no kernel for " + kind);
     }
+  }
+
+  /**
+   * For a canonical plan: column names, the description (it names attributes with their exprIds) and the
+   * error context (where in the query text the function appears) dropped; what the kernel computes stays.
+   */
+  FunctionSpec canonicalized() {
+    StructField[] buffers = new StructField[bufferFields.length];
+    for (int i = 0; i < buffers.length; i++) {
+      buffers[i] = CanonicalForms.withoutName(bufferFields[i]);
+    }
+    return new FunctionSpec(kind, inputOrdinals, merge, ansi, ignoreNulls, buffers,
+        CanonicalForms.withoutName(resultField), "", null);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof FunctionSpec other)) {
+      return false;
+    }
+    return kind == other.kind && Arrays.equals(inputOrdinals, other.inputOrdinals) && merge == other.merge
+        && ansi == other.ansi && ignoreNulls == other.ignoreNulls && Arrays.equals(bufferFields, other.bufferFields)
+        && Objects.equals(resultField, other.resultField) && Objects.equals(description, other.description)
+        && Objects.equals(errorContext, other.errorContext);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(kind, Arrays.hashCode(inputOrdinals), merge, ansi, ignoreNulls,
+        Arrays.hashCode(bufferFields), resultField);
   }
 
   @Override

@@ -8,6 +8,8 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.types.StructType;
 
+import io.rowmatch.spark.rules.CanonicalForms;
+
 /**
  * A planned RowmatchHashJoin, resolved to column ordinals and flags so executors never look at Catalyst
  * keys again. "Build" is the side Spark chose to hash (or ours for a replaced sort-merge join), "probe" the
@@ -114,7 +116,23 @@ public final class JoinSpec implements Serializable {
         + timeZone;
   }
 
-  /** Value equality, so plans holding equal joins canonicalize equal (Spark's exchange and stage reuse). */
+  /**
+   * This spec as its node's canonical plan holds it: computed keys in Spark's canonical form (they are
+   * bound to ordinals, so no exprId is left in them) and the sides' schemas without column names (a
+   * renamed column is the same column). Kind, build side, key ordinals, null and NaN semantics, types and
+   * the settings captured at planning stay.
+   */
+  public JoinSpec canonicalized() {
+    return new JoinSpec(kind, buildLeft, buildKeys, probeKeys, CanonicalForms.bound(buildComputed),
+        CanonicalForms.bound(probeComputed), nullAwareAnti, nullsEqual, nansEqual,
+        CanonicalForms.withoutNames(leftSchema), CanonicalForms.withoutNames(rightSchema), timeZone, batchSize,
+        memoryLimit, operatorName);
+  }
+
+  /**
+   * Value equality over every field, so plan nodes holding a spec compare as Spark's case classes do; their
+   * canonical plans hold {@link #canonicalized()} (Spark's exchange, subquery and stage reuse).
+   */
   @Override
   public boolean equals(Object o) {
     if (this == o) {

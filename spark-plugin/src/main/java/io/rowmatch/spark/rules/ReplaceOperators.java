@@ -3,6 +3,7 @@ package io.rowmatch.spark.rules;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.FilterExec;
 import org.apache.spark.sql.execution.ProjectExec;
@@ -15,6 +16,7 @@ import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.spark.aggregate.AggregatePlanner;
+import io.rowmatch.spark.aggregate.PreProjection;
 import io.rowmatch.spark.aggregate.RowmatchHashAggregateExec;
 import io.rowmatch.spark.arrow.ArrowBatchConsumer;
 import io.rowmatch.spark.arrow.ArrowSettings;
@@ -124,12 +126,14 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     if (sortAggregate && child instanceof SortExec sort && !sort.global()) {
       child = sort.child(); // the sort existed only to feed the sort aggregate
     }
+    scala.collection.immutable.Seq<AggregateExpression> functions = agg.aggregateExpressions();
     if (!d.computedInputs.isEmpty()) {
-      child = io.rowmatch.spark.aggregate.PreProjection.project(child, d.computedInputs);
+      child = PreProjection.project(child, d.computedInputs);
+      functions = PreProjection.readComputed(functions, d.computedInputs);
     }
     RowmatchHashAggregateExec replaced = new RowmatchHashAggregateExec(
         agg.requiredChildDistributionExpressions(), agg.isStreaming(), agg.numShufflePartitions(),
-        agg.groupingExpressions(), agg.aggregateExpressions(), agg.aggregateAttributes(),
+        agg.groupingExpressions(), functions, agg.aggregateAttributes(),
         agg.initialInputBufferOffset(), agg.resultExpressions(), child, d.spec, plan.nodeName());
     replaced.copyTagsFrom(plan);
     return replaced;

@@ -2,6 +2,7 @@ package io.rowmatch.spark.aggregate
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Expression, NamedExpression}
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan}
 
@@ -17,4 +18,24 @@ object PreProjection {
   /** The child's columns in their order (ordinals are unchanged), then the computed ones. */
   def project(child: SparkPlan, computed: java.util.List[NamedExpression]): SparkPlan =
     ProjectExec(child.output ++ computed.asScala, child)
+
+  /**
+   * The aggregate's functions reading the computed columns instead of the expressions they were computed
+   * from, as the aggregate really does. Each expression then appears once in the plan (in the projection),
+   * as it does in vanilla Spark's (in the aggregate): a scalar subquery inside is planned and reused
+   * exactly as Spark's, and the two nodes do not share one SubqueryExec instance, which Spark's reuse rules
+   * would count as two subqueries. Inputs match as AggregatePlanner matched them (semanticEquals).
+   */
+  def readComputed(aggregates: Seq[AggregateExpression],
+      computed: java.util.List[NamedExpression]): Seq[AggregateExpression] = {
+    val columns = computed.asScala.toSeq.collect { case a: Alias => a.child -> a.toAttribute }
+    if (columns.isEmpty) aggregates
+    else aggregates.map { e =>
+      val f = e.aggregateFunction
+      val inputs = f.children.map(c => columns.collectFirst { case (x, column) if x.semanticEquals(c) => column }
+        .getOrElse(c))
+      if (inputs == f.children) e
+      else e.copy(aggregateFunction = f.withNewChildren(inputs).asInstanceOf[AggregateFunction])
+    }
+  }
 }

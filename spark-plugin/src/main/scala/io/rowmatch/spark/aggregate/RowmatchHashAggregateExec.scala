@@ -6,7 +6,7 @@ import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, AttributeSeq, AttributeSet, Expression, NamedExpression}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -71,6 +71,29 @@ case class RowmatchHashAggregateExec(
       s"output=${output.mkString("[", ", ", "]")}, replaces=$replaced)"
 
   override def verboseStringWithOperatorId(): String = simpleString(Int.MaxValue)
+
+  /**
+   * The attributes doCanonicalize may normalize to ordinals: the child's output and those the node itself
+   * produces, as in Spark's HashAggregateExec (without the aggregate's own attributes a final aggregate's
+   * result expressions keep their exprIds and never match). Then any attribute of the result expressions
+   * none of those is, in order of appearance: the partial-stage buffers produced by the aggregate's
+   * functions before PreProjection.readComputed gave them new instances (see ReplaceOperators).
+   */
+  override def allAttributes: AttributeSeq = {
+    val own = child.output ++ aggregateBufferAttributes ++ aggregateAttributes ++
+      aggregateExpressions.flatMap(_.aggregateFunction.inputAggBufferAttributes)
+    val known = AttributeSet(own)
+    val others = resultExpressions.flatMap(_.collect { case a: AttributeReference if !known.contains(a) => a })
+    own ++ others.distinct
+  }
+
+  /**
+   * Spark's canonical form of the Catalyst fields (the same fields as its aggregate's) and the spec in its
+   * canonical form: `spec` is not an Expression, so Spark's doCanonicalize would keep it as it is, with
+   * the exprIds and names it carries, and two equal aggregations would never match for reuse.
+   */
+  override protected def doCanonicalize(): SparkPlan =
+    super.doCanonicalize().asInstanceOf[RowmatchHashAggregateExec].copy(spec = spec.canonicalized())
 
   override protected def withNewChildInternal(newChild: SparkPlan): RowmatchHashAggregateExec =
     copy(child = newChild)

@@ -105,6 +105,10 @@ case class RowmatchHashJoinExec(
 
   override def verboseStringWithOperatorId(): String = simpleString(Int.MaxValue)
 
+  /** Spark's canonical form of the Catalyst fields, and the spec in its canonical form (it is not an Expression). */
+  override protected def doCanonicalize(): SparkPlan =
+    super.doCanonicalize().asInstanceOf[RowmatchHashJoinExec].copy(spec = spec.canonicalized())
+
   override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan): RowmatchHashJoinExec =
     copy(left = newLeft, right = newRight)
 }
