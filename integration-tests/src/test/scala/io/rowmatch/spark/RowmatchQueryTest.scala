@@ -6,6 +6,7 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach}
 
+import io.rowmatch.spark.join.BroadcastJoinTables
 import io.rowmatch.spark.memory.TaskArrowMemory
 import io.rowmatch.spark.rules.FallbackReasons
 
@@ -33,11 +34,20 @@ trait RowmatchQueryTest extends AnyFunSuite with BeforeAndAfterAll with BeforeAn
   }
 
   override protected def afterEach(): Unit = {
-    try {
-      assert(TaskArrowMemory.openAllocators() == 0, "a Rowmatch task allocator was left open")
-      assert(TaskArrowMemory.rootAllocatedBytes() == 0,
-        s"Arrow memory leaked: ${TaskArrowMemory.rootDescription()}")
-    } finally super.afterEach()
+    try assertNoArrowMemoryHeld() finally super.afterEach()
+  }
+
+  /**
+   * No task allocator open, no broadcast build side in use, and Spark's Arrow root back to zero once the
+   * idle broadcast build sides are closed (they outlive tasks by design: cached while idle). afterEach
+   * checks it; tests that check in between queries call it.
+   */
+  protected def assertNoArrowMemoryHeld(): Unit = {
+    assert(TaskArrowMemory.openAllocators() == 0, "a Rowmatch task allocator was left open")
+    assert(BroadcastJoinTables.users() == 0, "a task still holds a broadcast build side")
+    BroadcastJoinTables.closeIdleNow()
+    assert(BroadcastJoinTables.cached() == 0, "a broadcast build side is still cached")
+    assert(TaskArrowMemory.rootAllocatedBytes() == 0, s"Arrow memory leaked: ${TaskArrowMemory.rootDescription()}")
   }
 
   protected def withConf[T](pairs: (String, String)*)(f: => T): T = {

@@ -8,7 +8,6 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.{ExceptionFailure, ListenerBusDrain, SparkException}
 
 import io.rowmatch.spark.config.RowmatchConf
-import io.rowmatch.spark.join.BroadcastJoinTables
 import io.rowmatch.spark.testing.TestFaults
 
 /**
@@ -42,9 +41,6 @@ class TaskFaultSuite extends RowmatchQueryTest {
     })
   }
 
-  override protected def afterEach(): Unit = {
-    try BroadcastJoinTables.closeIdleNow() finally super.afterEach()
-  }
 
   /** Task failures seen so far, once every event of the queries run so far is delivered. */
   private def failuresSoFar(): Seq[String] = {

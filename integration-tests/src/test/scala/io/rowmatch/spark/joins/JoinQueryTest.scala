@@ -3,16 +3,14 @@ package io.rowmatch.spark.joins
 import org.apache.spark.sql.{DataFrame, Row}
 
 import io.rowmatch.spark.{RowComparison, RowmatchQueryTest}
-import io.rowmatch.spark.join.{BroadcastJoinTables, RowmatchHashJoinExec}
-import io.rowmatch.spark.memory.TaskArrowMemory
+import io.rowmatch.spark.join.RowmatchHashJoinExec
 
 /**
  * Differential checks of Rowmatch joins against vanilla Spark: each query runs with the plugin off and on
  * under the same join strategy; results must be equal (as multisets, floats compared bit for bit, -0.0 and
  * NaN payloads included: a join copies values as they are), the plan that ran (AQE's final plan) must hold
- * RowmatchHashJoin replacing the expected Spark join, and after every test no Arrow memory may be held:
- * no task allocator open, no broadcast build side in use, and Spark's Arrow root back to zero once the idle
- * broadcast build sides are closed.
+ * RowmatchHashJoin replacing the expected Spark join, and after every test no Arrow memory may be held
+ * (RowmatchQueryTest.assertNoArrowMemoryHeld).
  */
 trait JoinQueryTest extends RowmatchQueryTest {
 
@@ -24,24 +22,6 @@ trait JoinQueryTest extends RowmatchQueryTest {
     spark.conf.set("spark.sql.optimizer.excludedRules",
       "org.apache.spark.sql.catalyst.optimizer.ConvertToLocalRelation," +
         "org.apache.spark.sql.catalyst.optimizer.PropagateEmptyRelation")
-  }
-
-  /** Broadcast build sides outlive tasks by design (cached while idle); close them before the leak check. */
-  override protected def afterEach(): Unit = {
-    try {
-      assert(BroadcastJoinTables.users() == 0, "a task still holds a broadcast build side")
-      BroadcastJoinTables.closeIdleNow()
-      assert(BroadcastJoinTables.cached() == 0, "a broadcast build side is still cached")
-    } finally super.afterEach()
-  }
-
-  /** Everything afterEach checks, for tests that check in between queries. */
-  protected def assertNoArrowMemoryHeld(): Unit = {
-    assert(TaskArrowMemory.openAllocators() == 0, "a Rowmatch task allocator was left open")
-    assert(BroadcastJoinTables.users() == 0, "a task still holds a broadcast build side")
-    BroadcastJoinTables.closeIdleNow()
-    assert(BroadcastJoinTables.cached() == 0, "a broadcast build side is still cached")
-    assert(TaskArrowMemory.rootAllocatedBytes() == 0, s"Arrow memory leaked: ${TaskArrowMemory.rootDescription()}")
   }
 
   /** How Spark is pushed to plan an equi-join, with the Spark node we then expect to have replaced. */
