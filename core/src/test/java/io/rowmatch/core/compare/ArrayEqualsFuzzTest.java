@@ -17,10 +17,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import io.rowmatch.core.ArrayEquals;
+import io.rowmatch.core.testing.ArrayCases;
+import io.rowmatch.core.testing.ReferenceArrayEquals;
 
 /**
  * Differential fuzz: ArrayEquals (every path: chosen, forced scalar, forced runs) against the
- * element-by-element {@link ReferenceEquality}, over every supported type, random null patterns,
+ * element-by-element {@link ReferenceArrayEquals}, over every supported type, random null patterns,
  * garbage under nulls, NaN payloads, signed zeros, all four option pairs, non-zero starts and slices.
  */
 class ArrayEqualsFuzzTest {
@@ -102,7 +104,7 @@ class ArrayEqualsFuzzTest {
       }
       boolean nansEqual = rnd.nextBoolean();
       boolean signedZerosEqual = rnd.nextBoolean();
-      ReferenceEquality ref = new ReferenceEquality(nansEqual, signedZerosEqual);
+      ReferenceArrayEquals ref = new ReferenceArrayEquals(nansEqual, signedZerosEqual);
       ArrayEquals.Options options = new ArrayEquals.Options(nansEqual, signedZerosEqual);
       try (ValueVector l = ArrayCases.build(c, allocator, ks, valid, garbage(n, rnd));
            ValueVector r = ArrayCases.build(c, allocator, rks, rvalid, garbage(n + shift, rnd))) {
@@ -140,7 +142,7 @@ class ArrayEqualsFuzzTest {
 
   /** The same ranges as sliced vectors (splitAndTransfer): bit offsets and offsets rebased by Arrow. */
   private void checkSlices(ArrayCases.Case c, ValueVector l, int a, ValueVector r, int b, int len,
-      ReferenceEquality ref, ArrayEquals.Options options, String what) {
+      ReferenceArrayEquals ref, ArrayEquals.Options options, String what) {
     if (c.name().startsWith("view")) {
       return; // Arrow Java 18 does not split view vectors at arbitrary starts reliably; covered by ranges.
     }

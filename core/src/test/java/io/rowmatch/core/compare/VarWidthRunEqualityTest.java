@@ -24,6 +24,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import io.rowmatch.core.testing.ArrayCases;
+
 /**
  * The run walk of VarChar, VarBinary and their Large forms, case by case from the issue, through the
  * chosen path and both pinned ones: sizes around word edges, every null pattern, mismatches at the

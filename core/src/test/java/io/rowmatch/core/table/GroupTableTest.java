@@ -28,9 +28,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import io.rowmatch.core.testutil.KeyTypes;
-import io.rowmatch.core.testutil.RandomVectors;
-import io.rowmatch.core.testutil.RowReference;
+import io.rowmatch.core.testing.RandomVectors;
+import io.rowmatch.core.testing.ReferenceRowEquality;
+import io.rowmatch.core.testing.SupportedTypes;
 
 class GroupTableTest {
   private static final int[] SIZES = {0, 1, 63, 64, 65, 200, 1000};
@@ -54,12 +54,12 @@ class GroupTableTest {
     int[] intern(List<FieldVector> batch, int rows, boolean[] nullsEqual, boolean[] nansEqual, List<Integer> firsts) {
       int[] out = new int[rows];
       for (int r = 0; r < rows; r++) {
-        List<Object> key = RowReference.key(batch, r, nullsEqual, nansEqual);
+        List<Object> key = ReferenceRowEquality.key(batch, r, nullsEqual, nansEqual);
         Integer id = ids.get(key);
         if (id == null) {
           id = next++;
           firsts.add(r);
-          if (RowReference.selfEqual(key)) {
+          if (ReferenceRowEquality.rowsEqual(batch, r, batch, r, nullsEqual, nansEqual)) { // else it finds no row
             ids.put(key, id);
           }
         }
@@ -99,11 +99,11 @@ class GroupTableTest {
           assertEquals(firsts.size(), added, what);
           assertArrayEquals(firsts.stream().mapToInt(Integer::intValue).toArray(), Arrays.copyOf(newFirst, added), what);
           for (int k = 0; k < added; k++) {
-            expectedStored.add(RowReference.key(batch, newFirst[k], all, all));
+            expectedStored.add(ReferenceRowEquality.key(batch, newFirst[k], all, all));
           }
           assertEquals(ref.next, table.groupCount(), what);
           for (int g = 0; g < table.groupCount(); g++) {
-            assertEquals(expectedStored.get(g), RowReference.key(table.keyColumns(), g, all, all), what + " group " + g);
+            assertEquals(expectedStored.get(g), ReferenceRowEquality.key(table.keyColumns(), g, all, all), what + " group " + g);
           }
         } finally {
           batch.forEach(FieldVector::close);
@@ -116,7 +116,7 @@ class GroupTableTest {
   @Test
   void everyTypeUnderEveryFlagCombination() {
     long seed = 1;
-    for (Field f : KeyTypes.all()) {
+    for (Field f : SupportedTypes.all()) {
       for (boolean nullsEq : new boolean[] {true, false}) {
         for (boolean nansEq : new boolean[] {true, false}) {
           differential(List.of(f), nullsEq, nansEq, seed++, 6, null);
@@ -128,7 +128,7 @@ class GroupTableTest {
 
   @Test
   void multiColumnKeys() {
-    List<Field> types = KeyTypes.all();
+    List<Field> types = SupportedTypes.all();
     Random pick = new Random(7);
     for (int trial = 0; trial < 40; trial++) {
       List<Field> fields = new ArrayList<>();
@@ -142,11 +142,11 @@ class GroupTableTest {
 
   @Test
   void forcedCollisions() {
-    List<Field> fields = List.of(KeyTypes.bigint("a"), KeyTypes.utf8("b"));
+    List<Field> fields = List.of(SupportedTypes.bigint("a"), SupportedTypes.utf8("b"));
     for (boolean nullsEq : new boolean[] {true, false}) {
       differential(fields, nullsEq, true, 11, 8, h -> 0L);
       differential(fields, nullsEq, true, 12, 30, h -> h & 3);
-      differential(List.of(KeyTypes.all().get(14), KeyTypes.all().get(15)), nullsEq, false, 13, 5, h -> h & 1);
+      differential(List.of(SupportedTypes.named("struct"), SupportedTypes.named("list_double")), nullsEq, false, 13, 5, h -> h & 1);
     }
   }
 
@@ -182,7 +182,7 @@ class GroupTableTest {
     for (int i = 0; i < n; i++) {
       distinct[i] = i * 7919L;
     }
-    try (GroupTable t = new GroupTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {true},
+    try (GroupTable t = new GroupTable(root, List.of(SupportedTypes.bigint("k")), new boolean[] {true},
         new boolean[] {true}, "g"); BigIntVector a = longs(same); BigIntVector b = longs(distinct)) {
       int[] ids = new int[n];
       int[] first = new int[n];
@@ -207,7 +207,7 @@ class GroupTableTest {
 
   @Test
   void allNullKeysAndNullVectorBatches() {
-    Field f = KeyTypes.leaf("k", new ArrowType.Int(32, true));
+    Field f = SupportedTypes.leaf("k", new ArrowType.Int(32, true));
     for (boolean nullsEq : new boolean[] {true, false}) {
       try (GroupTable t = new GroupTable(root, List.of(f), new boolean[] {nullsEq}, new boolean[] {true}, "n");
           IntVector nulls = new IntVector("x", root); NullVector nv = new NullVector("y", 4)) {
@@ -238,7 +238,7 @@ class GroupTableTest {
 
   @Test
   void badInputNamesTheColumn() {
-    List<Field> fields = List.of(KeyTypes.bigint("a"), KeyTypes.utf8("b"));
+    List<Field> fields = List.of(SupportedTypes.bigint("a"), SupportedTypes.utf8("b"));
     try (GroupTable t = new GroupTable(root, fields, new boolean[] {true, true}, new boolean[] {true, true}, "bad");
         BigIntVector a = longs(1, 2); IntVector wrong = new IntVector("w", root);
         VarCharVector s = new VarCharVector("s", root)) {
@@ -275,7 +275,7 @@ class GroupTableTest {
   @Test
   void memoryLimitGivesAClearErrorAndClosesCleanly() {
     try (BufferAllocator limited = root.newChildAllocator("task-7", 0, 256 * 1024)) {
-      GroupTable t = new GroupTable(limited, List.of(KeyTypes.bigint("k")), new boolean[] {true},
+      GroupTable t = new GroupTable(limited, List.of(SupportedTypes.bigint("k")), new boolean[] {true},
           new boolean[] {true}, "agg-table");
       int n = 4096;
       int[] ids = new int[n];

@@ -24,9 +24,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.rowmatch.core.compare.ColumnKind;
-import io.rowmatch.core.testutil.KeyTypes;
-import io.rowmatch.core.testutil.RandomVectors;
-import io.rowmatch.core.testutil.RowReference;
+import io.rowmatch.core.testing.RandomVectors;
+import io.rowmatch.core.testing.ReferenceRowEquality;
+import io.rowmatch.core.testing.SupportedTypes;
 
 class JoinTableTest {
   private BufferAllocator root;
@@ -71,7 +71,7 @@ class JoinTableTest {
         build.add(batch);
         assertEquals(buildKeys.size(), table.addBatch(batch, size), what);
         for (int r = 0; r < size; r++) {
-          buildKeys.add(RowReference.key(batch, r, nullsEqual, nansEqual));
+          buildKeys.add(ReferenceRowEquality.key(batch, r, nullsEqual, nansEqual));
         }
       }
       table.finish();
@@ -97,7 +97,7 @@ class JoinTableTest {
         probe.add(batch);
         // Reference: nested loops over boxed keys.
         for (int p = 0; p < size; p++) {
-          List<Object> key = RowReference.key(batch, p, nullsEqual, nansEqual);
+          List<Object> key = ReferenceRowEquality.key(batch, p, nullsEqual, nansEqual);
           boolean any = false;
           for (int b = 0; b < buildKeys.size(); b++) {
             if (key.equals(buildKeys.get(b))) {
@@ -175,7 +175,7 @@ class JoinTableTest {
   @Test
   void everyJoinTypeMatchesNestedLoopsForEveryKeyType() {
     long seed = 500;
-    for (Field f : KeyTypes.all()) {
+    for (Field f : SupportedTypes.all()) {
       for (boolean nullsEq : new boolean[] {true, false}) {
         for (boolean nansEq : new boolean[] {true, false}) {
           differential(List.of(f), nullsEq, nansEq, seed++, 5, 7, null);
@@ -187,7 +187,7 @@ class JoinTableTest {
 
   @Test
   void multiColumnKeysAndForcedCollisions() {
-    List<Field> types = KeyTypes.all();
+    List<Field> types = SupportedTypes.all();
     Random pick = new Random(9);
     for (int trial = 0; trial < 30; trial++) {
       List<Field> fields = new ArrayList<>();
@@ -205,11 +205,11 @@ class JoinTableTest {
   void uniqueBuildKeys() {
     // Keys from a huge domain are (almost surely) unique; with nulls never equal, null rows are unique too.
     for (int seed = 0; seed < 6; seed++) {
-      differential(List.of(KeyTypes.bigint("k")), false, false, 3000 + seed, 1_000_000, 13, null);
-      differential(List.of(KeyTypes.bigint("k"), KeyTypes.utf8("s")), false, true, 3100 + seed, 1_000_000, 5,
+      differential(List.of(SupportedTypes.bigint("k")), false, false, 3000 + seed, 1_000_000, 13, null);
+      differential(List.of(SupportedTypes.bigint("k"), SupportedTypes.utf8("s")), false, true, 3100 + seed, 1_000_000, 5,
           h -> h & 15);
     }
-    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+    try (JoinTable t = new JoinTable(root, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
         new boolean[] {false}, "u"); BigIntVector b = longs(3, 1, 2); BigIntVector p = longs(2, 2, 9, 3)) {
       t.addBatch(List.of(b), 3);
       t.finish();
@@ -234,7 +234,7 @@ class JoinTableTest {
   void singleIntegralKeyFusedLookupMatchesNestedLoops() {
     long seed = 7000;
     int covered = 0;
-    for (Field f : KeyTypes.all()) {
+    for (Field f : SupportedTypes.all()) {
       int kind;
       try (FieldVector v = f.createVector(root)) {
         kind = ColumnKind.of(v, "k");
@@ -258,7 +258,7 @@ class JoinTableTest {
   @Test
   void nullVectorProbeOfAnIntegralTableMatchesNothing() {
     for (long third : new long[] {2, 1L << 40}) {
-      try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+      try (JoinTable t = new JoinTable(root, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
           new boolean[] {false}, "n"); BigIntVector b = longs(0, 1, third); NullVector p = new NullVector("p", 4)) {
         t.addBatch(List.of(b), 3);
         t.finish();
@@ -277,7 +277,7 @@ class JoinTableTest {
   @Test
   void slicedIntegralProbeColumn() {
     for (long third : new long[] {12, 1L << 40}) {
-      try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+      try (JoinTable t = new JoinTable(root, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
           new boolean[] {false}, "s"); BigIntVector b = longs(10, 11, third);
           BigIntVector whole = longs(1, 2, third, 10, 3)) {
         t.addBatch(List.of(b), 3);
@@ -314,7 +314,7 @@ class JoinTableTest {
     long[] probeValues = {Long.MIN_VALUE, Long.MIN_VALUE + 1, Long.MIN_VALUE + 2, -2, -1, 0, 1, 3, 5, 6, 7, 8, 100,
         Long.MAX_VALUE - 3, Long.MAX_VALUE - 2, Long.MAX_VALUE - 1, Long.MAX_VALUE, Integer.MAX_VALUE};
     for (long[] buildValues : buildSets) {
-      try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+      try (JoinTable t = new JoinTable(root, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
           new boolean[] {false}, "d"); BigIntVector b = longs(buildValues); BigIntVector p = longs(probeValues)) {
         b.setNull(1); // a null build key never matches
         p.setNull(0);
@@ -333,7 +333,7 @@ class JoinTableTest {
       }
     }
     // Int keys at the int edges (sign-extended, never wrapped).
-    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.leaf("i", new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true))),
+    try (JoinTable t = new JoinTable(root, List.of(SupportedTypes.leaf("i", new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true))),
         new boolean[] {false}, new boolean[] {false}, "i"); IntVector b = ints(Integer.MIN_VALUE, Integer.MIN_VALUE + 1);
         IntVector p = ints(Integer.MAX_VALUE, Integer.MIN_VALUE, 0, Integer.MIN_VALUE + 1)) {
       t.addBatch(List.of(b), 2);
@@ -364,7 +364,7 @@ class JoinTableTest {
       for (int i = 0; i < probeValues.length; i++) {
         probeValues[i] = i % 10 == 0 ? buildValues[rnd.nextInt(keys)] : rnd.nextInt(10_000_000);
       }
-      try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+      try (JoinTable t = new JoinTable(root, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
           new boolean[] {false}, "spread"); BigIntVector b = longs(buildValues); BigIntVector p = longs(probeValues)) {
         t.addBatch(List.of(b), keys);
         int before = t.slotCapacity();
@@ -416,7 +416,7 @@ class JoinTableTest {
     int n = 200_000;
     long[] same = new long[n];
     Arrays.fill(same, 5);
-    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
+    try (JoinTable t = new JoinTable(root, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
         new boolean[] {false}, "big"); BigIntVector b = longs(same); BigIntVector p = longs(5, 6, 5)) {
       t.addBatch(List.of(b), n);
       t.finish();
@@ -450,7 +450,7 @@ class JoinTableTest {
 
   @Test
   void misuseAndBadInput() {
-    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {true},
+    try (JoinTable t = new JoinTable(root, List.of(SupportedTypes.bigint("k")), new boolean[] {true},
         new boolean[] {true}, "m"); BigIntVector b = longs(1, 2); IntVector wrong = new IntVector("w", root)) {
       wrong.allocateNew(1);
       wrong.setValueCount(1);
@@ -473,7 +473,7 @@ class JoinTableTest {
   @Test
   void memoryLimitGivesAClearErrorAndClosesCleanly() {
     try (BufferAllocator limited = root.newChildAllocator("join-task", 0, 200_000)) {
-      JoinTable t = new JoinTable(limited, List.of(KeyTypes.bigint("k")), new boolean[] {true},
+      JoinTable t = new JoinTable(limited, List.of(SupportedTypes.bigint("k")), new boolean[] {true},
           new boolean[] {true}, "build-side");
       TableMemoryException e = null;
       long next = 0;
