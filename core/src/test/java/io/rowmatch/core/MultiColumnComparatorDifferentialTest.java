@@ -8,18 +8,15 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.NullVector;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.util.TransferPair;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import io.rowmatch.core.testing.AllocatorTest;
 import io.rowmatch.core.testing.RandomVectors;
 import io.rowmatch.core.testing.ReferenceRowEquality;
 import io.rowmatch.core.testing.SupportedTypes;
@@ -28,19 +25,7 @@ import io.rowmatch.core.testing.SupportedTypes;
  * Random vectors of every type, every row pair, all four flag combinations: {@code equal} and
  * {@code equalMany} must agree with {@link ReferenceRowEquality}.
  */
-class MultiColumnComparatorDifferentialTest {
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close(); // fails on a leaked buffer
-  }
-
+class MultiColumnComparatorDifferentialTest extends AllocatorTest {
   static Stream<Field> types() {
     return SupportedTypes.all().stream();
   }
@@ -74,13 +59,9 @@ class MultiColumnComparatorDifferentialTest {
 
   @Test
   void multiColumnRowsOfMixedTypes() {
-    List<Field> all = SupportedTypes.all();
     Random rnd = new Random(42);
     for (int round = 0; round < 40; round++) {
-      List<Field> keys = new ArrayList<>();
-      for (int c = 0; c < 1 + rnd.nextInt(4); c++) {
-        keys.add(all.get(rnd.nextInt(all.size())));
-      }
+      List<Field> keys = SupportedTypes.pick(rnd, 1 + rnd.nextInt(4));
       List<FieldVector> left = new ArrayList<>();
       List<FieldVector> right = new ArrayList<>();
       try {

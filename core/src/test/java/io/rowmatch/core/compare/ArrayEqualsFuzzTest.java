@@ -6,17 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.util.TransferPair;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import io.rowmatch.core.ArrayEquals;
+import io.rowmatch.core.testing.AllocatorTest;
 import io.rowmatch.core.testing.ArrayCases;
 import io.rowmatch.core.testing.ReferenceArrayEquals;
 
@@ -25,21 +22,10 @@ import io.rowmatch.core.testing.ReferenceArrayEquals;
  * element-by-element {@link ReferenceArrayEquals}, over every supported type, random null patterns,
  * garbage under nulls, NaN payloads, signed zeros, all four option pairs, non-zero starts and slices.
  */
-class ArrayEqualsFuzzTest {
+class ArrayEqualsFuzzTest extends AllocatorTest {
   private static final int[] PATHS = {RunPath.AUTO, RunPath.SCALAR, RunPath.FORCE_RUNS};
   private static final int[] SIZES = {0, 1, 4, 8, 63, 64, 65, 100, 130, 257, 1000};
 
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
 
   static List<ArrayCases.Case> cases() {
     return ArrayCases.all();

@@ -1,5 +1,6 @@
 package io.rowmatch.core.table;
 
+import static io.rowmatch.core.testing.TestVectors.longs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -16,7 +17,6 @@ import java.util.function.LongUnaryOperator;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
@@ -24,27 +24,15 @@ import org.apache.arrow.vector.NullVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.rowmatch.core.testing.AllocatorTest;
 import io.rowmatch.core.testing.RandomVectors;
 import io.rowmatch.core.testing.ReferenceRowEquality;
 import io.rowmatch.core.testing.SupportedTypes;
 
-class GroupTableTest {
+class GroupTableTest extends AllocatorTest {
   private static final int[] SIZES = {0, 1, 63, 64, 65, 200, 1000};
-  private BufferAllocator root;
-
-  @BeforeEach
-  void open() {
-    root = new RootAllocator();
-  }
-
-  @AfterEach
-  void closeRoot() {
-    root.close(); // fails on a leak
-  }
 
   /** The reference: a HashMap from boxed keys to ids, in order of first appearance. */
   private static final class Reference {
@@ -82,12 +70,12 @@ class GroupTableTest {
     List<List<Object>> expectedStored = new ArrayList<>();
     boolean[] all = new boolean[fields.size()];
     Arrays.fill(all, true);
-    try (GroupTable table = new GroupTable(root, fields, nullsEqual, nansEqual, "t", hash)) {
+    try (GroupTable table = new GroupTable(allocator, fields, nullsEqual, nansEqual, "t", hash)) {
       for (int size : SIZES) {
         List<FieldVector> batch = new ArrayList<>();
         try {
           for (Field f : fields) {
-            batch.add(gen.create(f, size + 3, root)); // vectors longer than rowCount: only rowCount rows count
+            batch.add(gen.create(f, size + 3, allocator)); // vectors longer than rowCount: only rowCount rows count
           }
           List<Integer> firsts = new ArrayList<>();
           int[] want = ref.intern(batch, size, nullsEqual, nansEqual, firsts);
@@ -128,14 +116,9 @@ class GroupTableTest {
 
   @Test
   void multiColumnKeys() {
-    List<Field> types = SupportedTypes.all();
     Random pick = new Random(7);
     for (int trial = 0; trial < 40; trial++) {
-      List<Field> fields = new ArrayList<>();
-      int n = 2 + pick.nextInt(3);
-      for (int c = 0; c < n; c++) {
-        fields.add(types.get(pick.nextInt(types.size())));
-      }
+      List<Field> fields = SupportedTypes.pick(pick, 2 + pick.nextInt(3));
       differential(fields, pick.nextBoolean(), pick.nextBoolean(), 1000 + trial, 3 + pick.nextInt(5), null);
     }
   }
@@ -152,7 +135,7 @@ class GroupTableTest {
 
   @Test
   void zeroKeyColumnsMakeOneGroup() {
-    try (GroupTable t = new GroupTable(root, List.of(), new boolean[0], new boolean[0], "none")) {
+    try (GroupTable t = new GroupTable(allocator, List.of(), new boolean[0], new boolean[0], "none")) {
       int[] ids = new int[5];
       int[] first = new int[5];
       assertEquals(1, t.intern(List.of(), 5, ids, first));
@@ -161,16 +144,6 @@ class GroupTableTest {
       assertEquals(0, t.intern(List.of(), 3, ids, first));
       assertEquals(1, t.groupCount());
     }
-  }
-
-  private BigIntVector longs(long... values) {
-    BigIntVector v = new BigIntVector("x", root);
-    v.allocateNew(values.length);
-    for (int i = 0; i < values.length; i++) {
-      v.set(i, values[i]);
-    }
-    v.setValueCount(values.length);
-    return v;
   }
 
   @Test
@@ -182,8 +155,8 @@ class GroupTableTest {
     for (int i = 0; i < n; i++) {
       distinct[i] = i * 7919L;
     }
-    try (GroupTable t = new GroupTable(root, List.of(SupportedTypes.bigint("k")), new boolean[] {true},
-        new boolean[] {true}, "g"); BigIntVector a = longs(same); BigIntVector b = longs(distinct)) {
+    try (GroupTable t = new GroupTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {true},
+        new boolean[] {true}, "g"); BigIntVector a = longs(allocator, same); BigIntVector b = longs(allocator, distinct)) {
       int[] ids = new int[n];
       int[] first = new int[n];
       assertEquals(1, t.intern(List.of(a), n, ids, first));
@@ -209,8 +182,8 @@ class GroupTableTest {
   void allNullKeysAndNullVectorBatches() {
     Field f = SupportedTypes.leaf("k", new ArrowType.Int(32, true));
     for (boolean nullsEq : new boolean[] {true, false}) {
-      try (GroupTable t = new GroupTable(root, List.of(f), new boolean[] {nullsEq}, new boolean[] {true}, "n");
-          IntVector nulls = new IntVector("x", root); NullVector nv = new NullVector("y", 4)) {
+      try (GroupTable t = new GroupTable(allocator, List.of(f), new boolean[] {nullsEq}, new boolean[] {true}, "n");
+          IntVector nulls = new IntVector("x", allocator); NullVector nv = new NullVector("y", 4)) {
         nulls.allocateNew(4);
         nulls.setValueCount(4);
         int[] ids = new int[4];
@@ -239,9 +212,9 @@ class GroupTableTest {
   @Test
   void badInputNamesTheColumn() {
     List<Field> fields = List.of(SupportedTypes.bigint("a"), SupportedTypes.utf8("b"));
-    try (GroupTable t = new GroupTable(root, fields, new boolean[] {true, true}, new boolean[] {true, true}, "bad");
-        BigIntVector a = longs(1, 2); IntVector wrong = new IntVector("w", root);
-        VarCharVector s = new VarCharVector("s", root)) {
+    try (GroupTable t = new GroupTable(allocator, fields, new boolean[] {true, true}, new boolean[] {true, true}, "bad");
+        BigIntVector a = longs(allocator, 1, 2); IntVector wrong = new IntVector("w", allocator);
+        VarCharVector s = new VarCharVector("s", allocator)) {
       wrong.allocateNew(2);
       wrong.setValueCount(2);
       s.allocateNew();
@@ -269,12 +242,12 @@ class GroupTableTest {
       assertArrayEquals(new int[] {0, 1}, ids);
     }
     assertThrows(IllegalArgumentException.class,
-        () -> new GroupTable(root, fields, new boolean[1], new boolean[2], "flags"));
+        () -> new GroupTable(allocator, fields, new boolean[1], new boolean[2], "flags"));
   }
 
   @Test
   void memoryLimitGivesAClearErrorAndClosesCleanly() {
-    try (BufferAllocator limited = root.newChildAllocator("task-7", 0, 256 * 1024)) {
+    try (BufferAllocator limited = allocator.newChildAllocator("task-7", 0, 256 * 1024)) {
       GroupTable t = new GroupTable(limited, List.of(SupportedTypes.bigint("k")), new boolean[] {true},
           new boolean[] {true}, "agg-table");
       int n = 4096;
@@ -288,7 +261,7 @@ class GroupTableTest {
           for (int i = 0; i < n; i++) {
             vals[i] = next++;
           }
-          try (BigIntVector v = longs(vals)) {
+          try (BigIntVector v = longs(allocator, vals)) {
             t.intern(List.of(v), n, ids, first);
           }
         }

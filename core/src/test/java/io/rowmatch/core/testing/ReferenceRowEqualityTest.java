@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.Float2Vector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntervalDayVector;
@@ -17,26 +15,12 @@ import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.impl.UnionListWriter;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.rowmatch.core.MultiColumnComparator;
 
 /** The oracle itself, pinned by hand against DESIGN.md's table (the differential tests trust it). */
-class ReferenceRowEqualityTest {
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
-
+class ReferenceRowEqualityTest extends AllocatorTest {
   private static boolean eq(ValueVector v, int i, int j, boolean nullsEqual, boolean nansEqual) {
     return ReferenceRowEquality.equal(v, i, v, j, nullsEqual, nansEqual);
   }

@@ -2,6 +2,7 @@ package io.rowmatch.core.testing;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
@@ -70,6 +71,16 @@ public final class SupportedTypes {
             leaf("y", ArrowType.Utf8View.INSTANCE))));
     f.add(map("map"));
     return f;
+  }
+
+  /** {@code n} fields of {@link #all()} drawn at random, repeats allowed: a random multi-column key. */
+  public static List<Field> pick(Random rnd, int n) {
+    List<Field> all = all();
+    List<Field> key = new ArrayList<>(n);
+    for (int c = 0; c < n; c++) {
+      key.add(all.get(rnd.nextInt(all.size())));
+    }
+    return key;
   }
 
   /** The field of {@link #all()} called {@code name}. */
