@@ -10,8 +10,6 @@ import java.util.List;
 
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BoundsChecking;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
@@ -22,13 +20,12 @@ import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.ViewVarCharVector;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import io.rowmatch.core.compare.ArrayRangeEquality;
 import io.rowmatch.core.compare.RunPath;
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * Bad input: a clear {@link MalformedVectorException} naming the side, column and row, or a defined
@@ -36,21 +33,10 @@ import io.rowmatch.core.compare.RunPath;
  * {@code -Darrow.enable_unsafe_memory_access=true}, where Arrow's own bounds checks are off.
  */
 @Tag("malformed")
-class ArrayEqualsMalformedInputTest {
+class ArrayEqualsMalformedInputTest extends AllocatorTest {
   private static final int[] PATHS = {RunPath.AUTO, RunPath.SCALAR, RunPath.FORCE_RUNS};
   private static final int N = 100;
 
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
 
   private static String value(int i) {
     return "value number " + i + " of the test";

@@ -1,5 +1,6 @@
 package io.rowmatch.core;
 
+import static io.rowmatch.core.testing.TestVectors.namedStrings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.Float2Vector;
@@ -26,26 +25,14 @@ import org.apache.arrow.vector.complex.UnionVector;
 import org.apache.arrow.vector.types.Types;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.FieldType;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.rowmatch.core.testing.AllocatorTest;
+
 /** The contract of {@link ArrayEquals}: types, lengths, validity, floats by options, nested, arguments. */
-class ArrayEqualsTest {
+class ArrayEqualsTest extends AllocatorTest {
   private static final ArrayEquals.Options NANS_EQUAL = new ArrayEquals.Options(true, true);
   private static final ArrayEquals.Options ZEROS_DIFFER = new ArrayEquals.Options(false, false);
-
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
 
   private Float8Vector doubles(String name, double... values) {
     Float8Vector v = new Float8Vector(name, allocator);
@@ -57,24 +44,10 @@ class ArrayEqualsTest {
     return v;
   }
 
-  private VarCharVector strings(String name, FieldType type, String... values) {
-    VarCharVector v = new VarCharVector(name, type, allocator);
-    v.allocateNew();
-    for (int i = 0; i < values.length; i++) {
-      if (values[i] == null) {
-        v.setNull(i);
-      } else {
-        v.setSafe(i, values[i].getBytes(StandardCharsets.UTF_8));
-      }
-    }
-    v.setValueCount(values.length);
-    return v;
-  }
-
   @Test
   void namesNullabilityAndMetadataAreIgnored() {
-    try (VarCharVector a = strings("a", FieldType.nullable(ArrowType.Utf8.INSTANCE), "x", null, "yz");
-         VarCharVector b = strings("b", new FieldType(false, ArrowType.Utf8.INSTANCE, null, Map.of("k", "v")),
+    try (VarCharVector a = namedStrings(allocator, "a", FieldType.nullable(ArrowType.Utf8.INSTANCE), "x", null, "yz");
+         VarCharVector b = namedStrings(allocator, "b", new FieldType(false, ArrowType.Utf8.INSTANCE, null, Map.of("k", "v")),
              "x", null, "yz")) {
       assertTrue(ArrayEquals.equals(a, b));
       assertTrue(ArrayEquals.equals(b, a));
@@ -84,7 +57,7 @@ class ArrayEqualsTest {
   @Test
   void typesMustMatchStrictly() {
     try (IntVector i = new IntVector("v", allocator); BigIntVector l = new BigIntVector("v", allocator);
-         VarCharVector s = strings("v", FieldType.nullable(ArrowType.Utf8.INSTANCE), null, null);
+         VarCharVector s = namedStrings(allocator, "v", FieldType.nullable(ArrowType.Utf8.INSTANCE), null, null);
          VarBinaryVector b = new VarBinaryVector("v", allocator);
          NullVector n2 = new NullVector("v", 2); NullVector n2b = new NullVector("w", 2); NullVector n3 = new NullVector("v", 3);
          TimeStampMicroTZVector utc = new TimeStampMicroTZVector("v", allocator, "UTC");
@@ -110,8 +83,8 @@ class ArrayEqualsTest {
 
   @Test
   void lengthsMustMatch() {
-    try (VarCharVector a = strings("v", FieldType.nullable(ArrowType.Utf8.INSTANCE), "x", "y");
-         VarCharVector b = strings("v", FieldType.nullable(ArrowType.Utf8.INSTANCE), "x", "y", "z")) {
+    try (VarCharVector a = namedStrings(allocator, "v", FieldType.nullable(ArrowType.Utf8.INSTANCE), "x", "y");
+         VarCharVector b = namedStrings(allocator, "v", FieldType.nullable(ArrowType.Utf8.INSTANCE), "x", "y", "z")) {
       assertFalse(ArrayEquals.equals(a, b));
       assertTrue(ArrayEquals.rangeEquals(a, 0, b, 0, 2, ArrayEquals.Options.DEFAULT));
     }
@@ -220,7 +193,7 @@ class ArrayEqualsTest {
 
   @Test
   void argumentsAreChecked() {
-    try (VarCharVector a = strings("v", FieldType.nullable(ArrowType.Utf8.INSTANCE), "x", "y")) {
+    try (VarCharVector a = namedStrings(allocator, "v", FieldType.nullable(ArrowType.Utf8.INSTANCE), "x", "y")) {
       assertThrows(IndexOutOfBoundsException.class,
           () -> ArrayEquals.rangeEquals(a, 1, a, 0, 2, ArrayEquals.Options.DEFAULT));
       assertThrows(IndexOutOfBoundsException.class,

@@ -9,8 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.arrow.memory.ArrowBuf;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.LargeVarCharVector;
@@ -22,9 +20,10 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * Vectors whose buffers contradict their metadata, as IPC or the C Data interface can deliver them.
@@ -33,19 +32,12 @@ import org.junit.jupiter.api.Test;
  * {@code -Darrow.enable_unsafe_memory_access=true}, where Arrow itself checks nothing.
  */
 @Tag("malformed")
-class MalformedVectorTest {
-  private BufferAllocator allocator;
+class MalformedVectorTest extends AllocatorTest {
   private final List<ArrowBuf> buffers = new ArrayList<>();
 
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
   @AfterEach
-  void close() {
+  void closeBuffers() {
     buffers.forEach(ArrowBuf::close);
-    allocator.close();
   }
 
   private ArrowBuf buf(long bytes) {

@@ -8,40 +8,26 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.NullVector;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.util.TransferPair;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import io.rowmatch.core.testing.AllocatorTest;
 import io.rowmatch.core.testing.RandomVectors;
-import io.rowmatch.core.testing.ReferenceEquality;
+import io.rowmatch.core.testing.ReferenceRowEquality;
+import io.rowmatch.core.testing.SupportedTypes;
 
 /**
  * Random vectors of every type, every row pair, all four flag combinations: {@code equal} and
- * {@code equalMany} must agree with {@link ReferenceEquality}.
+ * {@code equalMany} must agree with {@link ReferenceRowEquality}.
  */
-class MultiColumnComparatorDifferentialTest {
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close(); // fails on a leaked buffer
-  }
-
+class MultiColumnComparatorDifferentialTest extends AllocatorTest {
   static Stream<Field> types() {
-    return RandomVectors.allTypes().stream();
+    return SupportedTypes.all().stream();
   }
 
   @ParameterizedTest(name = "{0}")
@@ -51,8 +37,8 @@ class MultiColumnComparatorDifferentialTest {
     int[][] sizes = {{37, 29}, {0, 5}, {1, 1}, {64, 65}, {65, 63}};
     int equalPairs = 0;
     for (int[] size : sizes) {
-      try (FieldVector l = RandomVectors.create(field, allocator, size[0], rnd, 0.2);
-          FieldVector r = RandomVectors.create(field, allocator, size[1], rnd, 0.2)) {
+      try (FieldVector l = RandomVectors.pools(rnd, 0.2).create(field, size[0], allocator);
+          FieldVector r = RandomVectors.pools(rnd, 0.2).create(field, size[1], allocator)) {
         equalPairs += checkAllPairs(List.of(l), List.of(r));
       }
     }
@@ -64,7 +50,7 @@ class MultiColumnComparatorDifferentialTest {
   @MethodSource("types")
   void nullVectorAgainstEveryTypeInBothDirections(Field field) {
     Random rnd = new Random(7);
-    try (FieldVector typed = RandomVectors.create(field, allocator, 20, rnd, 0.5);
+    try (FieldVector typed = RandomVectors.pools(rnd, 0.5).create(field, 20, allocator);
         NullVector nulls = new NullVector("n", 11)) {
       checkAllPairs(List.of(typed), List.of(nulls));
       checkAllPairs(List.of(nulls), List.of(typed));
@@ -73,19 +59,15 @@ class MultiColumnComparatorDifferentialTest {
 
   @Test
   void multiColumnRowsOfMixedTypes() {
-    List<Field> all = RandomVectors.allTypes();
     Random rnd = new Random(42);
     for (int round = 0; round < 40; round++) {
-      List<Field> keys = new ArrayList<>();
-      for (int c = 0; c < 1 + rnd.nextInt(4); c++) {
-        keys.add(all.get(rnd.nextInt(all.size())));
-      }
+      List<Field> keys = SupportedTypes.pick(rnd, 1 + rnd.nextInt(4));
       List<FieldVector> left = new ArrayList<>();
       List<FieldVector> right = new ArrayList<>();
       try {
         for (Field k : keys) {
-          left.add(RandomVectors.create(k, allocator, 40, rnd, 0.1));
-          right.add(RandomVectors.create(k, allocator, 33, rnd, 0.1));
+          left.add(RandomVectors.pools(rnd, 0.1).create(k, 40, allocator));
+          right.add(RandomVectors.pools(rnd, 0.1).create(k, 33, allocator));
         }
         checkAllPairs(left, right);
       } finally {
@@ -104,7 +86,7 @@ class MultiColumnComparatorDifferentialTest {
    */
   @Test
   void keysMixingEveryColumnGroupInAnyOrder() {
-    List<Field> all = RandomVectors.allTypes();
+    List<Field> all = SupportedTypes.all();
     List<String> names = List.of("bool", "utf8", "int32", "list", "lbin", "double", "utf8view", "struct", "null");
     int m = 12;
     Random rnd = new Random(5);
@@ -113,7 +95,7 @@ class MultiColumnComparatorDifferentialTest {
     try {
       for (String name : names) {
         Field f = all.stream().filter(x -> x.getName().equals(name)).findFirst().orElseThrow();
-        left.add(RandomVectors.create(f, allocator, m, rnd, 0.15));
+        left.add(RandomVectors.pools(rnd, 0.15).create(f, m, allocator));
         right.add(f.createVector(allocator));
       }
       int rightRows = m * (names.size() + 1);
@@ -150,9 +132,9 @@ class MultiColumnComparatorDifferentialTest {
     int found = 0;
     for (int i = 0; i < left.get(0).getValueCount(); i++) {
       for (int j = 0; j < right.get(0).getValueCount(); j++) {
-        boolean onlyC = !ReferenceEquality.equal(left.get(c), i, right.get(c), j, true, true);
+        boolean onlyC = !ReferenceRowEquality.equal(left.get(c), i, right.get(c), j, true, true);
         for (int o = 0; o < left.size() && onlyC; o++) {
-          onlyC = o == c || ReferenceEquality.equal(left.get(o), i, right.get(o), j, true, true);
+          onlyC = o == c || ReferenceRowEquality.equal(left.get(o), i, right.get(o), j, true, true);
         }
         found += onlyC ? 1 : 0;
       }
@@ -164,8 +146,8 @@ class MultiColumnComparatorDifferentialTest {
   @MethodSource("types")
   void slicesCompareByTheirOwnRows(Field field) {
     Random rnd = new Random(11);
-    try (FieldVector whole = RandomVectors.create(field, allocator, 90, rnd, 0.2);
-        FieldVector other = RandomVectors.create(field, allocator, 30, rnd, 0.2)) {
+    try (FieldVector whole = RandomVectors.pools(rnd, 0.2).create(field, 90, allocator);
+        FieldVector other = RandomVectors.pools(rnd, 0.2).create(field, 30, allocator)) {
       TransferPair tp = whole.getTransferPair(allocator);
       tp.splitAndTransfer(13, 50);
       try (FieldVector slice = (FieldVector) tp.getTo()) {
@@ -194,7 +176,7 @@ class MultiColumnComparatorDifferentialTest {
         int k = 0;
         for (int i = 0; i < lRows; i++) {
           for (int j = 0; j < rRows; j++) {
-            expected[k] = ReferenceEquality.rowsEqual(left, i, right, j, nullsEqual, nansEqual);
+            expected[k] = ReferenceRowEquality.rowsEqual(left, i, right, j, nullsEqual, nansEqual);
             final int fi = i;
             final int fj = j;
             assertEquals(expected[k], cmp.equal(i, j), () -> describe(left, fi, right, fj, nullsEqual, nansEqual));

@@ -1,5 +1,7 @@
 package io.rowmatch.core;
 
+import static io.rowmatch.core.testing.TestVectors.ints;
+import static io.rowmatch.core.testing.TestVectors.strings;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,8 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
@@ -19,58 +19,18 @@ import org.apache.arrow.vector.NullVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.complex.DenseUnionVector;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.rowmatch.core.testing.AllocatorTest;
+
 /** The semantics table and the argument checks, case by case. */
-class MultiColumnComparatorEdgeCasesTest {
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
-
-  private IntVector ints(Integer... values) {
-    IntVector v = new IntVector("i", allocator);
-    v.allocateNew(Math.max(1, values.length));
-    for (int i = 0; i < values.length; i++) {
-      if (values[i] == null) {
-        v.setNull(i);
-      } else {
-        v.set(i, values[i]);
-      }
-    }
-    v.setValueCount(values.length);
-    return v;
-  }
-
+class MultiColumnComparatorEdgeCasesTest extends AllocatorTest {
   private Float8Vector doubles(double... values) {
     Float8Vector v = new Float8Vector("d", allocator);
     v.allocateNew(Math.max(1, values.length));
     for (int i = 0; i < values.length; i++) {
       v.getDataBuffer().setLong(8L * i, Double.doubleToRawLongBits(values[i]));
       v.setIndexDefined(i);
-    }
-    v.setValueCount(values.length);
-    return v;
-  }
-
-  private VarCharVector strings(String... values) {
-    VarCharVector v = new VarCharVector("s", allocator);
-    v.allocateNew();
-    for (int i = 0; i < values.length; i++) {
-      if (values[i] == null) {
-        v.setNull(i);
-      } else {
-        v.setSafe(i, values[i].getBytes(StandardCharsets.UTF_8));
-      }
     }
     v.setValueCount(values.length);
     return v;
@@ -87,7 +47,7 @@ class MultiColumnComparatorEdgeCasesTest {
 
   @Test
   void nullVectorOnEitherSideIsNullAtEveryRow() {
-    try (IntVector typed = ints(1, null, 3); NullVector nulls = new NullVector("n", 2)) {
+    try (IntVector typed = ints(allocator, 1, null, 3); NullVector nulls = new NullVector("n", 2)) {
       for (boolean nullsEqual : new boolean[] {false, true}) {
         try (MultiColumnComparator lr = cmp(List.of(typed), List.of(nulls), nullsEqual, false);
             MultiColumnComparator rl = cmp(List.of(nulls), List.of(typed), nullsEqual, false)) {
@@ -109,7 +69,7 @@ class MultiColumnComparatorEdgeCasesTest {
 
   @Test
   void oneSideNullIsNeverEqualWhateverTheFlags() {
-    try (IntVector l = ints(5, null); IntVector r = ints(null, 5)) {
+    try (IntVector l = ints(allocator, 5, null); IntVector r = ints(allocator, null, 5)) {
       for (int flags = 0; flags < 4; flags++) {
         try (MultiColumnComparator c = cmp(List.of(l), List.of(r), (flags & 1) != 0, (flags & 2) != 0)) {
           assertFalse(c.equal(0, 0));
@@ -122,7 +82,7 @@ class MultiColumnComparatorEdgeCasesTest {
 
   @Test
   void aNullHidingAnEqualPayloadIsStillNull() {
-    try (IntVector l = ints(7); IntVector r = ints(7)) {
+    try (IntVector l = ints(allocator, 7); IntVector r = ints(allocator, 7)) {
       r.setNull(0); // the 7 stays in the data buffer under the null
       assertEquals(7, r.getDataBuffer().getInt(0));
       try (MultiColumnComparator c = cmp(List.of(l), List.of(r), true, true)) {
@@ -163,8 +123,8 @@ class MultiColumnComparatorEdgeCasesTest {
 
   @Test
   void onlyTheLastColumnDiffers() {
-    try (IntVector a1 = ints(1, 2); VarCharVector b1 = strings("x", "y"); Float8Vector c1 = doubles(1.0, 2.0);
-        IntVector a2 = ints(1, 2); VarCharVector b2 = strings("x", "y"); Float8Vector c2 = doubles(1.0, 2.5);
+    try (IntVector a1 = ints(allocator, 1, 2); VarCharVector b1 = strings(allocator, "x", "y"); Float8Vector c1 = doubles(1.0, 2.0);
+        IntVector a2 = ints(allocator, 1, 2); VarCharVector b2 = strings(allocator, "x", "y"); Float8Vector c2 = doubles(1.0, 2.5);
         MultiColumnComparator c = cmp(List.of(a1, b1, c1), List.of(a2, b2, c2), false, false)) {
       assertTrue(c.equal(0, 0));
       assertFalse(c.equal(1, 1));
@@ -176,7 +136,7 @@ class MultiColumnComparatorEdgeCasesTest {
 
   @Test
   void stringBoundariesMatterNotJustConcatenatedBytes() {
-    try (VarCharVector l = strings("ab", "c", ""); VarCharVector r = strings("a", "bc", "");
+    try (VarCharVector l = strings(allocator, "ab", "c", ""); VarCharVector r = strings(allocator, "a", "bc", "");
         MultiColumnComparator c = cmp(List.of(l), List.of(r), false, false)) {
       assertFalse(c.equal(0, 0));
       assertFalse(c.equal(1, 1));
@@ -196,7 +156,7 @@ class MultiColumnComparatorEdgeCasesTest {
 
   @Test
   void emptyVectorsBuildAndRejectEveryRow() {
-    try (IntVector l = ints(); IntVector r = ints(1);
+    try (IntVector l = ints(allocator); IntVector r = ints(allocator, 1);
         MultiColumnComparator c = cmp(List.of(l), List.of(r), true, true)) {
       assertThrows(IndexOutOfBoundsException.class, () -> c.equal(0, 0));
       c.equalMany(new int[0], new int[0], 0, new boolean[0]);
@@ -205,7 +165,7 @@ class MultiColumnComparatorEdgeCasesTest {
 
   @Test
   void rowIndicesOutOfRangeAreRejectedBeforeAnyRead() {
-    try (IntVector l = ints(1, 2, 3); IntVector r = ints(1);
+    try (IntVector l = ints(allocator, 1, 2, 3); IntVector r = ints(allocator, 1);
         MultiColumnComparator c = cmp(List.of(l), List.of(r), true, true)) {
       assertThrows(IndexOutOfBoundsException.class, () -> c.equal(3, 0));
       assertThrows(IndexOutOfBoundsException.class, () -> c.equal(-1, 0));
@@ -220,8 +180,8 @@ class MultiColumnComparatorEdgeCasesTest {
 
   @Test
   void argumentErrorsNameTheColumnAndTypes() {
-    try (IntVector i = ints(1); BigIntVector b = new BigIntVector("b", allocator);
-        VarCharVector s = strings("x")) {
+    try (IntVector i = ints(allocator, 1); BigIntVector b = new BigIntVector("b", allocator);
+        VarCharVector s = strings(allocator, "x")) {
       b.allocateNew(1);
       b.setValueCount(1);
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -239,7 +199,7 @@ class MultiColumnComparatorEdgeCasesTest {
 
   @Test
   void unsupportedTypesAreRefusedAtBuildNamingColumnAndType() {
-    try (IntVector i = ints(1); DenseUnionVector u = DenseUnionVector.empty("u", allocator)) {
+    try (IntVector i = ints(allocator, 1); DenseUnionVector u = DenseUnionVector.empty("u", allocator)) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> MultiColumnComparator.build(List.of(i, u), List.of(i, u), new boolean[2], new boolean[2]));
       assertTrue(e.getMessage().contains("column 1") && e.getMessage().contains("Union"), e.getMessage());
@@ -248,7 +208,7 @@ class MultiColumnComparatorEdgeCasesTest {
 
   @Test
   void columnsOfOneSideMustAgreeOnRowCount() {
-    try (IntVector a = ints(1, 2); IntVector b = ints(1)) {
+    try (IntVector a = ints(allocator, 1, 2); IntVector b = ints(allocator, 1)) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> MultiColumnComparator.build(List.of(a, b), List.of(a, a), new boolean[2], new boolean[2]));
       assertTrue(e.getMessage().contains("column 1"), e.getMessage());
@@ -257,7 +217,7 @@ class MultiColumnComparatorEdgeCasesTest {
 
   @Test
   void closeReleasesRetainedBuffersAndRefusesLaterCalls() {
-    IntVector l = ints(1, 2);
+    IntVector l = ints(allocator, 1, 2);
     MultiColumnComparator c = cmp(List.of(l), List.of(l), false, false);
     long held = allocator.getAllocatedMemory();
     l.close(); // the comparator still holds the buffers: comparing stays safe

@@ -16,6 +16,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.junit.jupiter.api.Test;
 
 import io.rowmatch.core.testing.RandomVectors;
+import io.rowmatch.core.testing.SupportedTypes;
 
 /**
  * A build costs O(columns): the heap bytes it allocates and the Arrow memory it takes do not grow with
@@ -27,10 +28,10 @@ class ZeroCopyBuildTest {
 
   @Test
   void buildAllocatesTheSameFor1kAnd1mRows() {
-    List<Field> keys = List.of(RandomVectors.leaf("a", new ArrowType.Int(64, true)),
-        RandomVectors.leaf("b", new ArrowType.FloatingPoint(org.apache.arrow.vector.types.FloatingPointPrecision.DOUBLE)),
-        RandomVectors.leaf("c", new ArrowType.Utf8()), RandomVectors.leaf("d", new ArrowType.Utf8View()),
-        RandomVectors.allTypes().stream().filter(f -> f.getName().equals("liststruct")).findFirst().orElseThrow());
+    List<Field> keys = List.of(SupportedTypes.leaf("a", new ArrowType.Int(64, true)),
+        SupportedTypes.leaf("b", new ArrowType.FloatingPoint(org.apache.arrow.vector.types.FloatingPointPrecision.DOUBLE)),
+        SupportedTypes.leaf("c", new ArrowType.Utf8()), SupportedTypes.leaf("d", new ArrowType.Utf8View()),
+        SupportedTypes.named("liststruct"));
     try (BufferAllocator allocator = new RootAllocator()) {
       long small = buildCost(allocator, keys, 1_000);
       long large = buildCost(allocator, keys, 1_000_000);
@@ -47,8 +48,8 @@ class ZeroCopyBuildTest {
     List<FieldVector> right = new ArrayList<>();
     try {
       for (Field k : keys) {
-        left.add(RandomVectors.create(k, allocator, rows, rnd, 0.1));
-        right.add(RandomVectors.create(k, allocator, rows / 2, rnd, 0.1));
+        left.add(RandomVectors.pools(rnd, 0.1).create(k, rows, allocator));
+        right.add(RandomVectors.pools(rnd, 0.1).create(k, rows / 2, allocator));
       }
       boolean[] flags = new boolean[keys.size()];
       long arrowBefore = allocator.getAllocatedMemory();

@@ -6,38 +6,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.util.TransferPair;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import io.rowmatch.core.ArrayEquals;
+import io.rowmatch.core.testing.AllocatorTest;
+import io.rowmatch.core.testing.ArrayCases;
+import io.rowmatch.core.testing.ReferenceArrayEquals;
 
 /**
  * Differential fuzz: ArrayEquals (every path: chosen, forced scalar, forced runs) against the
- * element-by-element {@link ReferenceEquality}, over every supported type, random null patterns,
+ * element-by-element {@link ReferenceArrayEquals}, over every supported type, random null patterns,
  * garbage under nulls, NaN payloads, signed zeros, all four option pairs, non-zero starts and slices.
  */
-class ArrayEqualsFuzzTest {
+class ArrayEqualsFuzzTest extends AllocatorTest {
   private static final int[] PATHS = {RunPath.AUTO, RunPath.SCALAR, RunPath.FORCE_RUNS};
   private static final int[] SIZES = {0, 1, 4, 8, 63, 64, 65, 100, 130, 257, 1000};
 
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
 
   static List<ArrayCases.Case> cases() {
     return ArrayCases.all();
@@ -102,7 +90,7 @@ class ArrayEqualsFuzzTest {
       }
       boolean nansEqual = rnd.nextBoolean();
       boolean signedZerosEqual = rnd.nextBoolean();
-      ReferenceEquality ref = new ReferenceEquality(nansEqual, signedZerosEqual);
+      ReferenceArrayEquals ref = new ReferenceArrayEquals(nansEqual, signedZerosEqual);
       ArrayEquals.Options options = new ArrayEquals.Options(nansEqual, signedZerosEqual);
       try (ValueVector l = ArrayCases.build(c, allocator, ks, valid, garbage(n, rnd));
            ValueVector r = ArrayCases.build(c, allocator, rks, rvalid, garbage(n + shift, rnd))) {
@@ -140,7 +128,7 @@ class ArrayEqualsFuzzTest {
 
   /** The same ranges as sliced vectors (splitAndTransfer): bit offsets and offsets rebased by Arrow. */
   private void checkSlices(ArrayCases.Case c, ValueVector l, int a, ValueVector r, int b, int len,
-      ReferenceEquality ref, ArrayEquals.Options options, String what) {
+      ReferenceArrayEquals ref, ArrayEquals.Options options, String what) {
     if (c.name().startsWith("view")) {
       return; // Arrow Java 18 does not split view vectors at arbitrary starts reliably; covered by ranges.
     }

@@ -9,20 +9,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BaseLargeVariableWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+
+import io.rowmatch.core.testing.AllocatorTest;
+import io.rowmatch.core.testing.ArrayCases;
 
 /**
  * The run walk of VarChar, VarBinary and their Large forms, case by case from the issue, through the
@@ -30,23 +29,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * first / middle / last value and at the last value of a run, lengths that move a boundary without
  * changing the bytes, garbage under nulls, unaligned starts.
  */
-class VarWidthRunEqualityTest {
+class VarWidthRunEqualityTest extends AllocatorTest {
   private static final ArrowType[] TYPES = {ArrowType.Utf8.INSTANCE, ArrowType.Binary.INSTANCE,
       ArrowType.LargeUtf8.INSTANCE, ArrowType.LargeBinary.INSTANCE};
   private static final int[] PATHS = {RunPath.AUTO, RunPath.SCALAR, RunPath.FORCE_RUNS};
   private static final int[] SIZES = {0, 1, 4, 8, 63, 64, 65, 1000, 70_000};
 
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
 
   static List<Arguments> typesAndPaths() {
     List<Arguments> out = new ArrayList<>();

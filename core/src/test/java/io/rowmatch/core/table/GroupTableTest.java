@@ -1,5 +1,6 @@
 package io.rowmatch.core.table;
 
+import static io.rowmatch.core.testing.TestVectors.longs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -16,7 +17,6 @@ import java.util.function.LongUnaryOperator;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
@@ -24,27 +24,15 @@ import org.apache.arrow.vector.NullVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import io.rowmatch.core.testutil.KeyTypes;
-import io.rowmatch.core.testutil.RandomVectors;
-import io.rowmatch.core.testutil.RowReference;
+import io.rowmatch.core.testing.AllocatorTest;
+import io.rowmatch.core.testing.RandomVectors;
+import io.rowmatch.core.testing.ReferenceRowEquality;
+import io.rowmatch.core.testing.SupportedTypes;
 
-class GroupTableTest {
+class GroupTableTest extends AllocatorTest {
   private static final int[] SIZES = {0, 1, 63, 64, 65, 200, 1000};
-  private BufferAllocator root;
-
-  @BeforeEach
-  void open() {
-    root = new RootAllocator();
-  }
-
-  @AfterEach
-  void closeRoot() {
-    root.close(); // fails on a leak
-  }
 
   /** The reference: a HashMap from boxed keys to ids, in order of first appearance. */
   private static final class Reference {
@@ -54,12 +42,12 @@ class GroupTableTest {
     int[] intern(List<FieldVector> batch, int rows, boolean[] nullsEqual, boolean[] nansEqual, List<Integer> firsts) {
       int[] out = new int[rows];
       for (int r = 0; r < rows; r++) {
-        List<Object> key = RowReference.key(batch, r, nullsEqual, nansEqual);
+        List<Object> key = ReferenceRowEquality.key(batch, r, nullsEqual, nansEqual);
         Integer id = ids.get(key);
         if (id == null) {
           id = next++;
           firsts.add(r);
-          if (RowReference.selfEqual(key)) {
+          if (ReferenceRowEquality.rowsEqual(batch, r, batch, r, nullsEqual, nansEqual)) { // else it finds no row
             ids.put(key, id);
           }
         }
@@ -82,12 +70,12 @@ class GroupTableTest {
     List<List<Object>> expectedStored = new ArrayList<>();
     boolean[] all = new boolean[fields.size()];
     Arrays.fill(all, true);
-    try (GroupTable table = new GroupTable(root, fields, nullsEqual, nansEqual, "t", hash)) {
+    try (GroupTable table = new GroupTable(allocator, fields, nullsEqual, nansEqual, "t", hash)) {
       for (int size : SIZES) {
         List<FieldVector> batch = new ArrayList<>();
         try {
           for (Field f : fields) {
-            batch.add(gen.create(f, size + 3, root)); // vectors longer than rowCount: only rowCount rows count
+            batch.add(gen.create(f, size + 3, allocator)); // vectors longer than rowCount: only rowCount rows count
           }
           List<Integer> firsts = new ArrayList<>();
           int[] want = ref.intern(batch, size, nullsEqual, nansEqual, firsts);
@@ -99,11 +87,11 @@ class GroupTableTest {
           assertEquals(firsts.size(), added, what);
           assertArrayEquals(firsts.stream().mapToInt(Integer::intValue).toArray(), Arrays.copyOf(newFirst, added), what);
           for (int k = 0; k < added; k++) {
-            expectedStored.add(RowReference.key(batch, newFirst[k], all, all));
+            expectedStored.add(ReferenceRowEquality.key(batch, newFirst[k], all, all));
           }
           assertEquals(ref.next, table.groupCount(), what);
           for (int g = 0; g < table.groupCount(); g++) {
-            assertEquals(expectedStored.get(g), RowReference.key(table.keyColumns(), g, all, all), what + " group " + g);
+            assertEquals(expectedStored.get(g), ReferenceRowEquality.key(table.keyColumns(), g, all, all), what + " group " + g);
           }
         } finally {
           batch.forEach(FieldVector::close);
@@ -116,7 +104,7 @@ class GroupTableTest {
   @Test
   void everyTypeUnderEveryFlagCombination() {
     long seed = 1;
-    for (Field f : KeyTypes.all()) {
+    for (Field f : SupportedTypes.all()) {
       for (boolean nullsEq : new boolean[] {true, false}) {
         for (boolean nansEq : new boolean[] {true, false}) {
           differential(List.of(f), nullsEq, nansEq, seed++, 6, null);
@@ -128,31 +116,26 @@ class GroupTableTest {
 
   @Test
   void multiColumnKeys() {
-    List<Field> types = KeyTypes.all();
     Random pick = new Random(7);
     for (int trial = 0; trial < 40; trial++) {
-      List<Field> fields = new ArrayList<>();
-      int n = 2 + pick.nextInt(3);
-      for (int c = 0; c < n; c++) {
-        fields.add(types.get(pick.nextInt(types.size())));
-      }
+      List<Field> fields = SupportedTypes.pick(pick, 2 + pick.nextInt(3));
       differential(fields, pick.nextBoolean(), pick.nextBoolean(), 1000 + trial, 3 + pick.nextInt(5), null);
     }
   }
 
   @Test
   void forcedCollisions() {
-    List<Field> fields = List.of(KeyTypes.bigint("a"), KeyTypes.utf8("b"));
+    List<Field> fields = List.of(SupportedTypes.bigint("a"), SupportedTypes.utf8("b"));
     for (boolean nullsEq : new boolean[] {true, false}) {
       differential(fields, nullsEq, true, 11, 8, h -> 0L);
       differential(fields, nullsEq, true, 12, 30, h -> h & 3);
-      differential(List.of(KeyTypes.all().get(14), KeyTypes.all().get(15)), nullsEq, false, 13, 5, h -> h & 1);
+      differential(List.of(SupportedTypes.named("struct"), SupportedTypes.named("list_double")), nullsEq, false, 13, 5, h -> h & 1);
     }
   }
 
   @Test
   void zeroKeyColumnsMakeOneGroup() {
-    try (GroupTable t = new GroupTable(root, List.of(), new boolean[0], new boolean[0], "none")) {
+    try (GroupTable t = new GroupTable(allocator, List.of(), new boolean[0], new boolean[0], "none")) {
       int[] ids = new int[5];
       int[] first = new int[5];
       assertEquals(1, t.intern(List.of(), 5, ids, first));
@@ -161,16 +144,6 @@ class GroupTableTest {
       assertEquals(0, t.intern(List.of(), 3, ids, first));
       assertEquals(1, t.groupCount());
     }
-  }
-
-  private BigIntVector longs(long... values) {
-    BigIntVector v = new BigIntVector("x", root);
-    v.allocateNew(values.length);
-    for (int i = 0; i < values.length; i++) {
-      v.set(i, values[i]);
-    }
-    v.setValueCount(values.length);
-    return v;
   }
 
   @Test
@@ -182,8 +155,8 @@ class GroupTableTest {
     for (int i = 0; i < n; i++) {
       distinct[i] = i * 7919L;
     }
-    try (GroupTable t = new GroupTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {true},
-        new boolean[] {true}, "g"); BigIntVector a = longs(same); BigIntVector b = longs(distinct)) {
+    try (GroupTable t = new GroupTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {true},
+        new boolean[] {true}, "g"); BigIntVector a = longs(allocator, same); BigIntVector b = longs(allocator, distinct)) {
       int[] ids = new int[n];
       int[] first = new int[n];
       assertEquals(1, t.intern(List.of(a), n, ids, first));
@@ -207,10 +180,10 @@ class GroupTableTest {
 
   @Test
   void allNullKeysAndNullVectorBatches() {
-    Field f = KeyTypes.leaf("k", new ArrowType.Int(32, true));
+    Field f = SupportedTypes.leaf("k", new ArrowType.Int(32, true));
     for (boolean nullsEq : new boolean[] {true, false}) {
-      try (GroupTable t = new GroupTable(root, List.of(f), new boolean[] {nullsEq}, new boolean[] {true}, "n");
-          IntVector nulls = new IntVector("x", root); NullVector nv = new NullVector("y", 4)) {
+      try (GroupTable t = new GroupTable(allocator, List.of(f), new boolean[] {nullsEq}, new boolean[] {true}, "n");
+          IntVector nulls = new IntVector("x", allocator); NullVector nv = new NullVector("y", 4)) {
         nulls.allocateNew(4);
         nulls.setValueCount(4);
         int[] ids = new int[4];
@@ -238,10 +211,10 @@ class GroupTableTest {
 
   @Test
   void badInputNamesTheColumn() {
-    List<Field> fields = List.of(KeyTypes.bigint("a"), KeyTypes.utf8("b"));
-    try (GroupTable t = new GroupTable(root, fields, new boolean[] {true, true}, new boolean[] {true, true}, "bad");
-        BigIntVector a = longs(1, 2); IntVector wrong = new IntVector("w", root);
-        VarCharVector s = new VarCharVector("s", root)) {
+    List<Field> fields = List.of(SupportedTypes.bigint("a"), SupportedTypes.utf8("b"));
+    try (GroupTable t = new GroupTable(allocator, fields, new boolean[] {true, true}, new boolean[] {true, true}, "bad");
+        BigIntVector a = longs(allocator, 1, 2); IntVector wrong = new IntVector("w", allocator);
+        VarCharVector s = new VarCharVector("s", allocator)) {
       wrong.allocateNew(2);
       wrong.setValueCount(2);
       s.allocateNew();
@@ -269,13 +242,13 @@ class GroupTableTest {
       assertArrayEquals(new int[] {0, 1}, ids);
     }
     assertThrows(IllegalArgumentException.class,
-        () -> new GroupTable(root, fields, new boolean[1], new boolean[2], "flags"));
+        () -> new GroupTable(allocator, fields, new boolean[1], new boolean[2], "flags"));
   }
 
   @Test
   void memoryLimitGivesAClearErrorAndClosesCleanly() {
-    try (BufferAllocator limited = root.newChildAllocator("task-7", 0, 256 * 1024)) {
-      GroupTable t = new GroupTable(limited, List.of(KeyTypes.bigint("k")), new boolean[] {true},
+    try (BufferAllocator limited = allocator.newChildAllocator("task-7", 0, 256 * 1024)) {
+      GroupTable t = new GroupTable(limited, List.of(SupportedTypes.bigint("k")), new boolean[] {true},
           new boolean[] {true}, "agg-table");
       int n = 4096;
       int[] ids = new int[n];
@@ -288,7 +261,7 @@ class GroupTableTest {
           for (int i = 0; i < n; i++) {
             vals[i] = next++;
           }
-          try (BigIntVector v = longs(vals)) {
+          try (BigIntVector v = longs(allocator, vals)) {
             t.intern(List.of(v), n, ids, first);
           }
         }

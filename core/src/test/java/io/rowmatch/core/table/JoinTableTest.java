@@ -1,5 +1,7 @@
 package io.rowmatch.core.table;
 
+import static io.rowmatch.core.testing.TestVectors.ints;
+import static io.rowmatch.core.testing.TestVectors.longs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,34 +15,20 @@ import java.util.TreeSet;
 import java.util.function.LongUnaryOperator;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.NullVector;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.rowmatch.core.compare.ColumnKind;
-import io.rowmatch.core.testutil.KeyTypes;
-import io.rowmatch.core.testutil.RandomVectors;
-import io.rowmatch.core.testutil.RowReference;
+import io.rowmatch.core.testing.AllocatorTest;
+import io.rowmatch.core.testing.RandomVectors;
+import io.rowmatch.core.testing.ReferenceRowEquality;
+import io.rowmatch.core.testing.SupportedTypes;
 
-class JoinTableTest {
-  private BufferAllocator root;
-
-  @BeforeEach
-  void open() {
-    root = new RootAllocator();
-  }
-
-  @AfterEach
-  void closeRoot() {
-    root.close();
-  }
-
+class JoinTableTest extends AllocatorTest {
   /** One output row of a join: probe (batch, row) or none, build row or none, encoded for sorting. */
   private static String out(int probeBatch, int probeRow, int buildRow) {
     return (probeRow < 0 ? "-" : probeBatch + ":" + probeRow) + "|" + (buildRow < 0 ? "-" : String.valueOf(buildRow));
@@ -61,17 +49,17 @@ class JoinTableTest {
     int[] buildSizes = {0, 65, 1, 200};
     int[] probeSizes = {64, 0, 150, 1};
     String what = fields + " nullsEqual=" + nullsEq + " nansEqual=" + nansEq + " seed=" + seed;
-    try (JoinTable table = new JoinTable(root, fields, nullsEqual, nansEqual, "j", hash)) {
+    try (JoinTable table = new JoinTable(allocator, fields, nullsEqual, nansEqual, "j", hash)) {
       List<List<Object>> buildKeys = new ArrayList<>();
       for (int size : buildSizes) {
         List<FieldVector> batch = new ArrayList<>();
         for (Field f : fields) {
-          batch.add(gen.create(f, size, root));
+          batch.add(gen.create(f, size, allocator));
         }
         build.add(batch);
         assertEquals(buildKeys.size(), table.addBatch(batch, size), what);
         for (int r = 0; r < size; r++) {
-          buildKeys.add(RowReference.key(batch, r, nullsEqual, nansEqual));
+          buildKeys.add(ReferenceRowEquality.key(batch, r, nullsEqual, nansEqual));
         }
       }
       table.finish();
@@ -92,12 +80,12 @@ class JoinTableTest {
         int size = probeSizes[pb];
         List<FieldVector> batch = new ArrayList<>();
         for (Field f : fields) {
-          batch.add(gen.create(f, size, root));
+          batch.add(gen.create(f, size, allocator));
         }
         probe.add(batch);
         // Reference: nested loops over boxed keys.
         for (int p = 0; p < size; p++) {
-          List<Object> key = RowReference.key(batch, p, nullsEqual, nansEqual);
+          List<Object> key = ReferenceRowEquality.key(batch, p, nullsEqual, nansEqual);
           boolean any = false;
           for (int b = 0; b < buildKeys.size(); b++) {
             if (key.equals(buildKeys.get(b))) {
@@ -175,7 +163,7 @@ class JoinTableTest {
   @Test
   void everyJoinTypeMatchesNestedLoopsForEveryKeyType() {
     long seed = 500;
-    for (Field f : KeyTypes.all()) {
+    for (Field f : SupportedTypes.all()) {
       for (boolean nullsEq : new boolean[] {true, false}) {
         for (boolean nansEq : new boolean[] {true, false}) {
           differential(List.of(f), nullsEq, nansEq, seed++, 5, 7, null);
@@ -187,14 +175,9 @@ class JoinTableTest {
 
   @Test
   void multiColumnKeysAndForcedCollisions() {
-    List<Field> types = KeyTypes.all();
     Random pick = new Random(9);
     for (int trial = 0; trial < 30; trial++) {
-      List<Field> fields = new ArrayList<>();
-      int n = 2 + pick.nextInt(2);
-      for (int c = 0; c < n; c++) {
-        fields.add(types.get(pick.nextInt(types.size())));
-      }
+      List<Field> fields = SupportedTypes.pick(pick, 2 + pick.nextInt(2));
       LongUnaryOperator hash = trial % 3 == 0 ? h -> 0L : trial % 3 == 1 ? h -> h & 7 : null;
       differential(fields, pick.nextBoolean(), pick.nextBoolean(), 2000 + trial, 4 + pick.nextInt(4),
           1 + pick.nextInt(50), hash);
@@ -205,12 +188,12 @@ class JoinTableTest {
   void uniqueBuildKeys() {
     // Keys from a huge domain are (almost surely) unique; with nulls never equal, null rows are unique too.
     for (int seed = 0; seed < 6; seed++) {
-      differential(List.of(KeyTypes.bigint("k")), false, false, 3000 + seed, 1_000_000, 13, null);
-      differential(List.of(KeyTypes.bigint("k"), KeyTypes.utf8("s")), false, true, 3100 + seed, 1_000_000, 5,
+      differential(List.of(SupportedTypes.bigint("k")), false, false, 3000 + seed, 1_000_000, 13, null);
+      differential(List.of(SupportedTypes.bigint("k"), SupportedTypes.utf8("s")), false, true, 3100 + seed, 1_000_000, 5,
           h -> h & 15);
     }
-    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
-        new boolean[] {false}, "u"); BigIntVector b = longs(3, 1, 2); BigIntVector p = longs(2, 2, 9, 3)) {
+    try (JoinTable t = new JoinTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
+        new boolean[] {false}, "u"); BigIntVector b = longs(allocator, 3, 1, 2); BigIntVector p = longs(allocator, 2, 2, 9, 3)) {
       t.addBatch(List.of(b), 3);
       t.finish();
       assertEquals(3, t.distinctKeyCount());
@@ -234,9 +217,9 @@ class JoinTableTest {
   void singleIntegralKeyFusedLookupMatchesNestedLoops() {
     long seed = 7000;
     int covered = 0;
-    for (Field f : KeyTypes.all()) {
+    for (Field f : SupportedTypes.all()) {
       int kind;
-      try (FieldVector v = f.createVector(root)) {
+      try (FieldVector v = f.createVector(allocator)) {
         kind = ColumnKind.of(v, "k");
       }
       if (!FixedKeyLookup.applies(kind, false)) {
@@ -258,8 +241,8 @@ class JoinTableTest {
   @Test
   void nullVectorProbeOfAnIntegralTableMatchesNothing() {
     for (long third : new long[] {2, 1L << 40}) {
-      try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
-          new boolean[] {false}, "n"); BigIntVector b = longs(0, 1, third); NullVector p = new NullVector("p", 4)) {
+      try (JoinTable t = new JoinTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
+          new boolean[] {false}, "n"); BigIntVector b = longs(allocator, 0, 1, third); NullVector p = new NullVector("p", 4)) {
         t.addBatch(List.of(b), 3);
         t.finish();
         assertEquals(third == 2, t.dense() != null);
@@ -277,13 +260,13 @@ class JoinTableTest {
   @Test
   void slicedIntegralProbeColumn() {
     for (long third : new long[] {12, 1L << 40}) {
-      try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
-          new boolean[] {false}, "s"); BigIntVector b = longs(10, 11, third);
-          BigIntVector whole = longs(1, 2, third, 10, 3)) {
+      try (JoinTable t = new JoinTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
+          new boolean[] {false}, "s"); BigIntVector b = longs(allocator, 10, 11, third);
+          BigIntVector whole = longs(allocator, 1, 2, third, 10, 3)) {
         t.addBatch(List.of(b), 3);
         t.finish();
         assertEquals(third == 12, t.dense() != null);
-        org.apache.arrow.vector.util.TransferPair tp = whole.getTransferPair(root);
+        org.apache.arrow.vector.util.TransferPair tp = whole.getTransferPair(allocator);
         tp.splitAndTransfer(2, 3);
         try (BigIntVector slice = (BigIntVector) tp.getTo()) {
           JoinProbe probe = t.newProbe();
@@ -314,8 +297,8 @@ class JoinTableTest {
     long[] probeValues = {Long.MIN_VALUE, Long.MIN_VALUE + 1, Long.MIN_VALUE + 2, -2, -1, 0, 1, 3, 5, 6, 7, 8, 100,
         Long.MAX_VALUE - 3, Long.MAX_VALUE - 2, Long.MAX_VALUE - 1, Long.MAX_VALUE, Integer.MAX_VALUE};
     for (long[] buildValues : buildSets) {
-      try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
-          new boolean[] {false}, "d"); BigIntVector b = longs(buildValues); BigIntVector p = longs(probeValues)) {
+      try (JoinTable t = new JoinTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
+          new boolean[] {false}, "d"); BigIntVector b = longs(allocator, buildValues); BigIntVector p = longs(allocator, probeValues)) {
         b.setNull(1); // a null build key never matches
         p.setNull(0);
         t.addBatch(List.of(b), buildValues.length);
@@ -333,9 +316,9 @@ class JoinTableTest {
       }
     }
     // Int keys at the int edges (sign-extended, never wrapped).
-    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.leaf("i", new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true))),
-        new boolean[] {false}, new boolean[] {false}, "i"); IntVector b = ints(Integer.MIN_VALUE, Integer.MIN_VALUE + 1);
-        IntVector p = ints(Integer.MAX_VALUE, Integer.MIN_VALUE, 0, Integer.MIN_VALUE + 1)) {
+    try (JoinTable t = new JoinTable(allocator, List.of(SupportedTypes.leaf("i", new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true))),
+        new boolean[] {false}, new boolean[] {false}, "i"); IntVector b = ints(allocator, Integer.MIN_VALUE, Integer.MIN_VALUE + 1);
+        IntVector p = ints(allocator, Integer.MAX_VALUE, Integer.MIN_VALUE, 0, Integer.MIN_VALUE + 1)) {
       t.addBatch(List.of(b), 2);
       t.finish();
       assertTrue(t.dense() != null);
@@ -364,8 +347,8 @@ class JoinTableTest {
       for (int i = 0; i < probeValues.length; i++) {
         probeValues[i] = i % 10 == 0 ? buildValues[rnd.nextInt(keys)] : rnd.nextInt(10_000_000);
       }
-      try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
-          new boolean[] {false}, "spread"); BigIntVector b = longs(buildValues); BigIntVector p = longs(probeValues)) {
+      try (JoinTable t = new JoinTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
+          new boolean[] {false}, "spread"); BigIntVector b = longs(allocator, buildValues); BigIntVector p = longs(allocator, probeValues)) {
         t.addBatch(List.of(b), keys);
         int before = t.slotCapacity();
         t.finish();
@@ -383,7 +366,7 @@ class JoinTableTest {
 
   @Test
   void withoutMemoryToSpreadATableKeepsItsSlots() {
-    try (org.apache.arrow.memory.BufferAllocator small = root.newChildAllocator("small", 0, 4096);
+    try (org.apache.arrow.memory.BufferAllocator small = allocator.newChildAllocator("small", 0, 4096);
         HashSlots slots = new HashSlots(small, 100)) {
       assertEquals(256, slots.capacity()); // 2 KB of the 4 KB allowed
       slots.spreadForProbing(100); // would take 1,024 slots (8 KB)
@@ -391,33 +374,13 @@ class JoinTableTest {
     }
   }
 
-  private IntVector ints(int... values) {
-    IntVector v = new IntVector("i", root);
-    v.allocateNew(values.length);
-    for (int i = 0; i < values.length; i++) {
-      v.set(i, values[i]);
-    }
-    v.setValueCount(values.length);
-    return v;
-  }
-
-  private BigIntVector longs(long... values) {
-    BigIntVector v = new BigIntVector("x", root);
-    v.allocateNew(values.length);
-    for (int i = 0; i < values.length; i++) {
-      v.set(i, values[i]);
-    }
-    v.setValueCount(values.length);
-    return v;
-  }
-
   @Test
   void hugeMatchCountsStreamInBoundedChunks() {
     int n = 200_000;
     long[] same = new long[n];
     Arrays.fill(same, 5);
-    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {false},
-        new boolean[] {false}, "big"); BigIntVector b = longs(same); BigIntVector p = longs(5, 6, 5)) {
+    try (JoinTable t = new JoinTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
+        new boolean[] {false}, "big"); BigIntVector b = longs(allocator, same); BigIntVector p = longs(allocator, 5, 6, 5)) {
       t.addBatch(List.of(b), n);
       t.finish();
       assertEquals(1, t.distinctKeyCount());
@@ -450,8 +413,8 @@ class JoinTableTest {
 
   @Test
   void misuseAndBadInput() {
-    try (JoinTable t = new JoinTable(root, List.of(KeyTypes.bigint("k")), new boolean[] {true},
-        new boolean[] {true}, "m"); BigIntVector b = longs(1, 2); IntVector wrong = new IntVector("w", root)) {
+    try (JoinTable t = new JoinTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {true},
+        new boolean[] {true}, "m"); BigIntVector b = longs(allocator, 1, 2); IntVector wrong = new IntVector("w", allocator)) {
       wrong.allocateNew(1);
       wrong.setValueCount(1);
       assertThrows(IllegalStateException.class, t::newProbe);
@@ -472,8 +435,8 @@ class JoinTableTest {
 
   @Test
   void memoryLimitGivesAClearErrorAndClosesCleanly() {
-    try (BufferAllocator limited = root.newChildAllocator("join-task", 0, 200_000)) {
-      JoinTable t = new JoinTable(limited, List.of(KeyTypes.bigint("k")), new boolean[] {true},
+    try (BufferAllocator limited = allocator.newChildAllocator("join-task", 0, 200_000)) {
+      JoinTable t = new JoinTable(limited, List.of(SupportedTypes.bigint("k")), new boolean[] {true},
           new boolean[] {true}, "build-side");
       TableMemoryException e = null;
       long next = 0;
@@ -483,7 +446,7 @@ class JoinTableTest {
           for (int i = 0; i < vals.length; i++) {
             vals[i] = next++;
           }
-          try (BigIntVector v = longs(vals)) {
+          try (BigIntVector v = longs(allocator, vals)) {
             t.addBatch(List.of(v), vals.length);
           }
         }

@@ -1,9 +1,7 @@
 package io.rowmatch.core.testing;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Random;
 
 import org.apache.arrow.memory.ArrowBuf;
@@ -21,131 +19,122 @@ import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.complex.LargeListVector;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
-import org.apache.arrow.vector.types.DateUnit;
-import org.apache.arrow.vector.types.FloatingPointPrecision;
-import org.apache.arrow.vector.types.IntervalUnit;
-import org.apache.arrow.vector.types.TimeUnit;
-import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
 
 /**
- * Random Arrow vectors of every type Rowmatch supports, drawn from small value pools so that equal
- * pairs are common: NaNs with different payloads, -0.0 and 0.0, empty and multibyte strings, strings
- * whose concatenations agree but boundaries differ, view strings just under/over the inline size,
- * nested values with inner nulls, and bytes left under null slots.
+ * Random Arrow vectors of every {@link SupportedTypes supported type}, drawn from small domains so that
+ * equal values (and so equal keys) are common. What it generates on purpose:
+ * <ul>
+ *   <li>floats: 0.0 and -0.0, NaNs with different payloads (quiet, signalling, negative), infinities;
+ *   <li>strings and binaries: empty, multibyte, embedded and trailing NUL, values that concatenate alike
+ *       but split differently ("ab","c" / "a","bc"), values around a view's 12-byte inline size and long
+ *       ones that share their view prefix;
+ *   <li>integer-like fixed-width values (decimals, dates, times, intervals, fixed binaries) centred on
+ *       zero, so negatives and, for unsigned types, values near the top of the range appear;
+ *   <li>nulls at about {@code nullChance} in every nullable vector, inner ones included, with a value
+ *       left under every null slot (random bytes under fixed-width and boolean nulls, a string under
+ *       variable-width nulls, children under null structs and fixed-size lists, non-empty child ranges
+ *       under null lists).
+ * </ul>
+ * Vectors are sized up front: Arrow 18's view {@code setSafe} reads past the view buffer when it has to
+ * grow it.
  */
 public final class RandomVectors {
-  private RandomVectors() {}
+  /** Doubles as raw bits, ordered so that a small domain still holds both zeros and a NaN. */
+  static final long[] DOUBLES = {
+      Double.doubleToRawLongBits(0.0), Double.doubleToRawLongBits(-0.0), 0x7ff8000000000000L,
+      Double.doubleToRawLongBits(1.5), 0x7ff8000000000001L, Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY),
+      0xfff8000000000000L, 0x7ff0000000000001L, 0xfff0000000000abcL, Double.doubleToRawLongBits(2.5),
+      Double.doubleToRawLongBits(Double.POSITIVE_INFINITY), Double.doubleToRawLongBits(-1.0),
+      Double.doubleToRawLongBits(1.0)};
+  static final int[] FLOATS = {
+      Float.floatToRawIntBits(0f), Float.floatToRawIntBits(-0f), 0x7fc00000, Float.floatToRawIntBits(2.25f),
+      0x7fc00001, Float.floatToRawIntBits(Float.NEGATIVE_INFINITY), 0xffc00000, 0x7f800001, 0xff800123,
+      Float.floatToRawIntBits(2.5f), Float.floatToRawIntBits(Float.POSITIVE_INFINITY), Float.floatToRawIntBits(-1f),
+      Float.floatToRawIntBits(1f)};
+  static final short[] HALVES = {
+      0x0000, (short) 0x8000, 0x7e00, 0x3c00, 0x7c01, (short) 0xfc00, (short) 0xfe03, (short) 0xfe00, 0x4000,
+      0x7c00, (short) 0xbc00};
+  /** Strings, ordered so that a small domain holds empty, short, out-of-line and multibyte ones. */
+  static final String[] STRINGS = {
+      "", "a", "a value longer than twelve bytes", "ab", "é", "c", "bc", "twelve bytes", "thirteen byte",
+      "a value longer than twelve bytez", "日本語", "abc", "ab\u0000", "\u0000", "abcdefghijkl", "abcdefghijklm",
+      "b", "日本", "zz", "eleven byte"};
 
-  static final long[] DOUBLE_POOL = {
-      Double.doubleToRawLongBits(0.0), Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(1.5),
-      0x7ff8000000000000L, 0x7ff8000000000001L, 0xfff0000000000abcL, Double.doubleToRawLongBits(-1.0 / 0.0)};
-  static final int[] FLOAT_POOL = {
-      Float.floatToRawIntBits(0f), Float.floatToRawIntBits(-0f), Float.floatToRawIntBits(2.25f),
-      0x7fc00000, 0x7fc00001, 0xff800123, Float.floatToRawIntBits(1f / 0f)};
-  static final short[] HALF_POOL = {0x0000, (short) 0x8000, 0x3c00, 0x7e00, 0x7c01, (short) 0xfe03, 0x7c00};
-  static final String[] STRING_POOL = {
-      "", "a", "ab", "abc", "c", "bc", "é", "日本語", "ab\u0000", "twelve bytes",
-      "thirteen byte", "a value longer than twelve bytes", "a value longer than twelve bytez"};
+  private final Random random;
+  private final double nullChance;
+  private final int intDomain;
+  private final int floatDomain;
+  private final int stringDomain;
 
-  /** Fields for every supported type, nested ones included. */
-  public static List<Field> allTypes() {
-    List<Field> f = new ArrayList<>();
-    f.add(leaf("bool", new ArrowType.Bool()));
-    for (int bits : new int[] {8, 16, 32, 64}) {
-      f.add(leaf("int" + bits, new ArrowType.Int(bits, true)));
-      f.add(leaf("uint" + bits, new ArrowType.Int(bits, false)));
-    }
-    f.add(leaf("half", new ArrowType.FloatingPoint(FloatingPointPrecision.HALF)));
-    f.add(leaf("float", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)));
-    f.add(leaf("double", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)));
-    f.add(leaf("dec128", new ArrowType.Decimal(10, 2, 128)));
-    f.add(leaf("dec256", new ArrowType.Decimal(40, 5, 256)));
-    f.add(leaf("dateday", new ArrowType.Date(DateUnit.DAY)));
-    f.add(leaf("datemilli", new ArrowType.Date(DateUnit.MILLISECOND)));
-    f.add(leaf("timesec", new ArrowType.Time(TimeUnit.SECOND, 32)));
-    f.add(leaf("timemilli", new ArrowType.Time(TimeUnit.MILLISECOND, 32)));
-    f.add(leaf("timemicro", new ArrowType.Time(TimeUnit.MICROSECOND, 64)));
-    f.add(leaf("timenano", new ArrowType.Time(TimeUnit.NANOSECOND, 64)));
-    for (TimeUnit unit : TimeUnit.values()) {
-      f.add(leaf("ts_" + unit, new ArrowType.Timestamp(unit, null)));
-      f.add(leaf("tstz_" + unit, new ArrowType.Timestamp(unit, "UTC")));
-    }
-    f.add(leaf("duration", new ArrowType.Duration(TimeUnit.MICROSECOND)));
-    f.add(leaf("ivday", new ArrowType.Interval(IntervalUnit.DAY_TIME)));
-    f.add(leaf("ivyear", new ArrowType.Interval(IntervalUnit.YEAR_MONTH)));
-    f.add(leaf("ivmdn", new ArrowType.Interval(IntervalUnit.MONTH_DAY_NANO)));
-    f.add(leaf("fsb", new ArrowType.FixedSizeBinary(5)));
-    f.add(leaf("utf8", new ArrowType.Utf8()));
-    f.add(leaf("lutf8", new ArrowType.LargeUtf8()));
-    f.add(leaf("bin", new ArrowType.Binary()));
-    f.add(leaf("lbin", new ArrowType.LargeBinary()));
-    f.add(leaf("utf8view", new ArrowType.Utf8View()));
-    f.add(leaf("binview", new ArrowType.BinaryView()));
-    f.add(leaf("null", new ArrowType.Null()));
-    f.add(new Field("struct", FieldType.nullable(new ArrowType.Struct()),
-        List.of(leaf("a", new ArrowType.Int(32, true)), leaf("b", new ArrowType.Utf8()),
-            leaf("c", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)))));
-    f.add(new Field("list", FieldType.nullable(new ArrowType.List()), List.of(leaf("item", new ArrowType.Int(32, true)))));
-    f.add(new Field("llist", FieldType.nullable(new ArrowType.LargeList()),
-        List.of(leaf("item", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)))));
-    f.add(new Field("fslist", FieldType.nullable(new ArrowType.FixedSizeList(2)),
-        List.of(leaf("item", new ArrowType.Utf8()))));
-    f.add(new Field("liststruct", FieldType.nullable(new ArrowType.List()),
-        List.of(new Field("item", FieldType.nullable(new ArrowType.Struct()),
-            List.of(leaf("x", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
-                leaf("y", new ArrowType.Utf8View()))))));
-    f.add(new Field("map", FieldType.nullable(new ArrowType.Map(false)),
-        List.of(new Field("entries", FieldType.notNullable(new ArrowType.Struct()),
-            List.of(new Field("key", FieldType.notNullable(new ArrowType.Utf8()), null),
-                leaf("value", new ArrowType.Int(64, true)))))));
-    return f;
+  /**
+   * Every leaf draws from {@code domain} distinct values (booleans from two; floats from at most their
+   * pool; strings past the pool continue as "s&lt;k&gt;"); lists hold fewer than min(domain, 4) elements.
+   */
+  public RandomVectors(Random random, double nullChance, int domain) {
+    this(random, nullChance, domain, domain, domain);
   }
 
-  public static Field leaf(String name, ArrowType type) {
-    return new Field(name, FieldType.nullable(type), null);
+  private RandomVectors(Random random, double nullChance, int intDomain, int floatDomain, int stringDomain) {
+    if (intDomain < 1 || floatDomain < 1 || stringDomain < 1) {
+      throw new IllegalArgumentException("domains must be positive");
+    }
+    this.random = random;
+    this.nullChance = nullChance;
+    this.intDomain = intDomain;
+    this.floatDomain = floatDomain;
+    this.stringDomain = stringDomain;
   }
 
-  /** A vector of {@code field}'s type with {@code n} rows; about {@code nullRate} of them null. */
-  public static FieldVector create(Field field, BufferAllocator allocator, int n, Random rnd, double nullRate) {
+  /** Whole pools: every float and string of the pools, four integer-like values, lists of up to 3 elements. */
+  public static RandomVectors pools(Random random, double nullChance) {
+    return new RandomVectors(random, nullChance, 4, Integer.MAX_VALUE, STRINGS.length);
+  }
+
+  /** A vector of {@code field}'s type with {@code rows} rows. */
+  public FieldVector create(Field field, int rows, BufferAllocator allocator) {
     FieldVector v = field.createVector(allocator);
-    fill(v, n, rnd, nullRate);
+    try {
+      fill(v, rows);
+    } catch (RuntimeException | Error e) {
+      v.close();
+      throw e;
+    }
     return v;
   }
 
-  private static boolean[] nulls(int n, Random rnd, double nullRate, boolean nullable) {
+  private boolean[] nulls(int n, boolean nullable) {
     boolean[] isNull = new boolean[n];
     for (int i = 0; i < n; i++) {
-      isNull[i] = nullable && rnd.nextDouble() < nullRate;
+      isNull[i] = nullable && random.nextDouble() < nullChance;
     }
     return isNull;
   }
 
-  public static void fill(FieldVector v, int n, Random rnd, double nullRate) {
-    boolean[] isNull = nulls(n, rnd, nullRate, v.getField().isNullable());
+  private void fill(FieldVector v, int n) {
+    boolean[] isNull = nulls(n, v.getField().isNullable());
+    int capacity = Math.max(n, 1);
     if (v instanceof NullVector) {
       ((NullVector) v).setValueCount(n);
     } else if (v instanceof BitVector) {
       BitVector b = (BitVector) v;
-      b.allocateNew(Math.max(n, 1));
+      b.allocateNew(capacity);
       for (int i = 0; i < n; i++) {
-        b.set(i, rnd.nextInt(2));
+        b.set(i, random.nextInt(Math.min(intDomain, 2)));
         if (isNull[i]) {
-          b.setNull(i); // clears validity, keeps the value bit as junk under the null
-          b.getDataBuffer().setByte(i >>> 3, b.getDataBuffer().getByte(i >>> 3) | (rnd.nextInt(2) << (i & 7)));
+          b.setNull(i); // clears validity only; then a random value bit under the null
+          b.getDataBuffer().setByte(i >>> 3, b.getDataBuffer().getByte(i >>> 3) | (random.nextInt(2) << (i & 7)));
         }
       }
       b.setValueCount(n);
     } else if (v instanceof BaseFixedWidthVector) {
-      fillFixed((BaseFixedWidthVector) v, n, rnd, isNull);
+      fillFixed((BaseFixedWidthVector) v, n, isNull);
     } else if (v instanceof VariableWidthFieldVector) {
       VariableWidthFieldVector var = (VariableWidthFieldVector) v;
-      // Sized up front: Arrow 18's view setSafe reads past the view buffer when it has to grow it.
-      var.setInitialCapacity(Math.max(n, 1));
+      var.setInitialCapacity(capacity);
       var.allocateNew();
       for (int i = 0; i < n; i++) {
-        var.setSafe(i, randomString(rnd)); // under a null too: payloads under nulls must be ignored
+        var.setSafe(i, string()); // under a null too: payloads under nulls must be ignored
         if (isNull[i]) {
           var.setNull(i);
         }
@@ -153,10 +142,10 @@ public final class RandomVectors {
       var.setValueCount(n);
     } else if (v instanceof StructVector) {
       StructVector s = (StructVector) v;
-      s.setInitialCapacity(Math.max(n, 1));
+      s.setInitialCapacity(capacity);
       s.allocateNew();
       for (FieldVector child : s.getChildrenFromFields()) {
-        fill(child, n, rnd, nullRate);
+        fill(child, n);
       }
       for (int i = 0; i < n; i++) {
         if (isNull[i]) {
@@ -168,9 +157,9 @@ public final class RandomVectors {
       s.setValueCount(n);
     } else if (v instanceof FixedSizeListVector) {
       FixedSizeListVector l = (FixedSizeListVector) v;
-      l.setInitialCapacity(Math.max(n, 1));
+      l.setInitialCapacity(capacity);
       l.allocateNew();
-      fill(l.getDataVector(), n * l.getListSize(), rnd, nullRate);
+      fill(l.getDataVector(), n * l.getListSize());
       for (int i = 0; i < n; i++) {
         if (isNull[i]) {
           l.setNull(i);
@@ -179,30 +168,28 @@ public final class RandomVectors {
         }
       }
       l.setValueCount(n);
-    } else if (v instanceof ListVector) {
+    } else if (v instanceof ListVector) { // map vectors too
       ListVector l = (ListVector) v;
-      l.setInitialCapacity(Math.max(n, 1));
+      l.setInitialCapacity(capacity);
       l.allocateNew();
-      int[] ends = listEnds(n, rnd);
-      ArrowBuf offsets = l.getOffsetBuffer();
+      int[] ends = listEnds(n);
       for (int i = 0; i < n; i++) {
-        offsets.setInt(4L * (i + 1), ends[i]);
+        l.getOffsetBuffer().setInt(4L * (i + 1), ends[i]);
         BitVectorHelper.setValidityBit(l.getValidityBuffer(), i, isNull[i] ? 0 : 1);
       }
-      fill(l.getDataVector(), n == 0 ? 0 : ends[n - 1], rnd, nullRate);
+      fill(l.getDataVector(), n == 0 ? 0 : ends[n - 1]);
       l.setLastSet(n - 1);
       l.setValueCount(n);
     } else if (v instanceof LargeListVector) {
       LargeListVector l = (LargeListVector) v;
-      l.setInitialCapacity(Math.max(n, 1));
+      l.setInitialCapacity(capacity);
       l.allocateNew();
-      int[] ends = listEnds(n, rnd);
-      ArrowBuf offsets = l.getOffsetBuffer();
+      int[] ends = listEnds(n);
       for (int i = 0; i < n; i++) {
-        offsets.setLong(8L * (i + 1), ends[i]);
+        l.getOffsetBuffer().setLong(8L * (i + 1), ends[i]);
         BitVectorHelper.setValidityBit(l.getValidityBuffer(), i, isNull[i] ? 0 : 1);
       }
-      fill(l.getDataVector(), n == 0 ? 0 : ends[n - 1], rnd, nullRate);
+      fill(l.getDataVector(), n == 0 ? 0 : ends[n - 1]);
       l.setLastSet(n - 1);
       l.setValueCount(n);
     } else {
@@ -210,40 +197,45 @@ public final class RandomVectors {
     }
   }
 
-  private static int[] listEnds(int n, Random rnd) {
+  /** Cumulative list ends; a null list keeps its random length, so child values sit under it. */
+  private int[] listEnds(int n) {
     int[] ends = new int[n];
     int total = 0;
     for (int i = 0; i < n; i++) {
-      total += rnd.nextInt(3);
+      total += random.nextInt(Math.min(intDomain, 4));
       ends[i] = total;
     }
     return ends;
   }
 
-  static byte[] randomString(Random rnd) {
-    return STRING_POOL[rnd.nextInt(STRING_POOL.length)].getBytes(StandardCharsets.UTF_8);
+  private byte[] string() {
+    int k = random.nextInt(stringDomain);
+    return (k < STRINGS.length ? STRINGS[k] : "s" + k).getBytes(StandardCharsets.UTF_8);
   }
 
-  private static void fillFixed(BaseFixedWidthVector v, int n, Random rnd, boolean[] isNull) {
+  private int poolIndex(int poolLength) {
+    return random.nextInt(Math.min(floatDomain, poolLength));
+  }
+
+  private void fillFixed(BaseFixedWidthVector v, int n, boolean[] isNull) {
     v.allocateNew(Math.max(n, 1));
     int width = v.getTypeWidth();
     ArrowBuf data = v.getDataBuffer();
     for (int i = 0; i < n; i++) {
       long at = (long) i * width;
       if (v instanceof Float8Vector) {
-        data.setLong(at, DOUBLE_POOL[rnd.nextInt(DOUBLE_POOL.length)]);
+        data.setLong(at, DOUBLES[poolIndex(DOUBLES.length)]);
       } else if (v instanceof Float4Vector) {
-        data.setInt(at, FLOAT_POOL[rnd.nextInt(FLOAT_POOL.length)]);
+        data.setInt(at, FLOATS[poolIndex(FLOATS.length)]);
       } else if (v instanceof Float2Vector) {
-        data.setShort(at, HALF_POOL[rnd.nextInt(HALF_POOL.length)]);
+        data.setShort(at, HALVES[poolIndex(HALVES.length)]);
       } else {
-        // Small little-endian integers: a pool of 4 distinct values per type, valid for every type.
-        byte[] bytes = new byte[width];
-        bytes[0] = (byte) rnd.nextInt(4);
-        if (width > 4 && rnd.nextBoolean()) {
-          bytes[width - 1] = 0; // keep decimals/timestamps small and positive
+        // Integers, decimals, dates, times, durations, intervals, fixed binaries: a small integer,
+        // little-endian two's complement over the whole width (a valid value of every such type).
+        long value = random.nextInt(intDomain) - intDomain / 2;
+        for (int b = 0; b < width; b++) {
+          data.setByte(at + b, b < 8 ? (byte) (value >> (8 * b)) : (byte) (value < 0 ? -1 : 0));
         }
-        data.setBytes(at, bytes);
       }
       BitVectorHelper.setValidityBit(v.getValidityBuffer(), i, isNull[i] ? 0 : 1);
     }

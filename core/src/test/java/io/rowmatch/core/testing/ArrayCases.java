@@ -1,4 +1,7 @@
-package io.rowmatch.core.compare;
+package io.rowmatch.core.testing;
+
+import static io.rowmatch.core.testing.SupportedTypes.leaf;
+import static io.rowmatch.core.testing.SupportedTypes.nested;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -44,49 +47,43 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 
 /**
- * Every type ArrayEquals supports, each with a way to write "value number k" into a vector, so tests
- * can build two vectors holding the same logical values with different physical layouts (garbage
- * under nulls, different offsets) or one changed value.
+ * Cases for the whole-array equality fuzz ({@code compare/ArrayEqualsFuzzTest}, checked against
+ * {@link ReferenceArrayEquals}): types ArrayEquals supports, each with a way to write "value number k"
+ * into a vector, so tests can build two vectors holding the same logical values with different physical
+ * layouts (garbage under nulls, different offsets) or one changed value. Float pools come in pairs
+ * (k, k ^ 1) that differ only by the float rules. Random vectors of every type are {@link RandomVectors}.
  */
-final class ArrayCases {
+public final class ArrayCases {
   private ArrayCases() {}
 
   /** Writes logical value {@code k} (any int >= 0) at row {@code i}; the same k always means an equal value. */
-  interface Setter {
+  public interface Setter {
     void set(ValueVector v, int i, int k);
   }
 
-  record Case(String name, Field field, Setter setter) {
+  public record Case(String name, Field field, Setter setter) {
     @Override
     public String toString() {
       return name;
     }
   }
 
-  static final String[] STRINGS = {"", "a", "ab", "c", "bc", "héllo wörld", "漢字かな", "exactly12byt",
+  private static final String[] STRINGS = {"", "a", "ab", "c", "bc", "héllo wörld", "漢字かな", "exactly12byt",
       "thirteen byte", "a considerably longer string that is out of line in views", "\u0000zero", "x"};
   // Pools arranged in pairs (k, k ^ 1) that differ only by the float rules: 0.0/-0.0, then two NaN payloads.
-  static final double[] DOUBLES = {0.0, -0.0, Double.NaN, Double.longBitsToDouble(0x7ff8000000000123L),
+  private static final double[] DOUBLES = {0.0, -0.0, Double.NaN, Double.longBitsToDouble(0x7ff8000000000123L),
       Double.longBitsToDouble(0xfff0000000000001L), Double.longBitsToDouble(0xfff8000000000000L), 1.5, -2.25,
       Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY};
-  static final float[] FLOATS = {0f, -0f, Float.NaN, Float.intBitsToFloat(0x7fc00123), Float.intBitsToFloat(0xff800001),
+  private static final float[] FLOATS = {0f, -0f, Float.NaN, Float.intBitsToFloat(0x7fc00123), Float.intBitsToFloat(0xff800001),
       Float.intBitsToFloat(0xffc00000), 1.5f, -2.25f, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY};
-  static final short[] HALVES = {0x0000, (short) 0x8000, 0x7e00, 0x7c01, (short) 0xfe00, (short) 0xfc10, 0x3c00,
+  private static final short[] HALVES = {0x0000, (short) 0x8000, 0x7e00, 0x7c01, (short) 0xfe00, (short) 0xfc10, 0x3c00,
       (short) 0xc000, 0x7c00, (short) 0xfc00};
 
-  static byte[] bytes(int k) {
+  private static byte[] bytes(int k) {
     return STRINGS[k % STRINGS.length].getBytes(StandardCharsets.UTF_8);
   }
 
-  static Field leaf(String name, ArrowType type) {
-    return new Field(name, FieldType.nullable(type), null);
-  }
-
-  static Field nested(String name, ArrowType type, Field... children) {
-    return new Field(name, FieldType.nullable(type), List.of(children));
-  }
-
-  static List<Case> all() {
+  public static List<Case> all() {
     List<Case> cases = new ArrayList<>();
     cases.add(new Case("bit", leaf("v", ArrowType.Bool.INSTANCE), (v, i, k) -> ((BitVector) v).setSafe(i, k & 1)));
     cases.add(new Case("tinyint", leaf("v", new ArrowType.Int(8, true)), (v, i, k) -> ((TinyIntVector) v).setSafe(i, k % 7)));
@@ -147,7 +144,7 @@ final class ArrayCases {
   }
 
   /** Builds a vector of {@code ks} with nulls where {@code !valid}; {@code garbage} writes a value under nulls first. */
-  static ValueVector build(Case c, BufferAllocator allocator, int[] ks, boolean[] valid, int[] garbage) {
+  public static ValueVector build(Case c, BufferAllocator allocator, int[] ks, boolean[] valid, int[] garbage) {
     ValueVector v = c.field().createVector(allocator);
     v.allocateNew();
     int n = ks.length;
@@ -165,7 +162,7 @@ final class ArrayCases {
     return v;
   }
 
-  static void setNull(ValueVector v, int i) {
+  public static void setNull(ValueVector v, int i) {
     if (v instanceof BaseFixedWidthVector) {
       ((BaseFixedWidthVector) v).setNull(i);
     } else if (v instanceof BaseVariableWidthVector) {

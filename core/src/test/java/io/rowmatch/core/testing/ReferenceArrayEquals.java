@@ -1,4 +1,4 @@
-package io.rowmatch.core.compare;
+package io.rowmatch.core.testing;
 
 import java.util.Arrays;
 import java.util.List;
@@ -17,19 +17,23 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
- * The slow, obvious ArrayEquals the fast one is checked against: element by element through the
- * vectors' own accessors (isNull, getObject, list start/end indexes), no shared code with main.
+ * The slow, obvious whole-array equality oracle that {@code ArrayEquals} is checked against: Arrow C++
+ * {@code ArrayEquals} semantics (DESIGN.md: same type and length, the same validity at every position,
+ * payloads under nulls ignored, {@code nansEqual} and {@code signedZerosEqual} settable), element by
+ * element through the vectors' own accessors (isNull, getObject, list start/end indexes), no shared code
+ * with main. A different contract from row equality ({@link ReferenceRowEquality}): here a null equals a
+ * null, always, and -0.0 may differ from 0.0.
  */
-final class ReferenceEquality {
+public final class ReferenceArrayEquals {
   private final boolean nansEqual;
   private final boolean signedZerosEqual;
 
-  ReferenceEquality(boolean nansEqual, boolean signedZerosEqual) {
+  public ReferenceArrayEquals(boolean nansEqual, boolean signedZerosEqual) {
     this.nansEqual = nansEqual;
     this.signedZerosEqual = signedZerosEqual;
   }
 
-  boolean rangeEquals(ValueVector l, int ls, ValueVector r, int rs, int n) {
+  public boolean rangeEquals(ValueVector l, int ls, ValueVector r, int rs, int n) {
     if (!sameType(l.getField(), r.getField())) {
       return false;
     }
@@ -41,7 +45,7 @@ final class ReferenceEquality {
     return true;
   }
 
-  boolean equals(ValueVector l, ValueVector r) {
+  public boolean equals(ValueVector l, ValueVector r) {
     return l.getValueCount() == r.getValueCount() && rangeEquals(l, 0, r, 0, l.getValueCount());
   }
 
