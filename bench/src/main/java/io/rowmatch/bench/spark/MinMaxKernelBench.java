@@ -105,8 +105,8 @@ public class MinMaxKernelBench {
       v.setValueCount(ROWS);
       input = v;
     }
-    FunctionKernel kind = type.equals("string") ? MinMaxFunction.Kernel.MAX_BYTES
-        : type.startsWith("decimal(18") ? MinMaxFunction.Kernel.MAX_LONG : MinMaxFunction.Kernel.MAX_DECIMAL128;
+    FunctionKernel kind = type.equals("string") ? MinMaxFunction.MAX_BYTES
+        : type.startsWith("decimal(18") ? MinMaxFunction.MAX_LONG : MinMaxFunction.MAX_DECIMAL128;
     StructField f = new StructField("m", t, true, Metadata.empty());
     kernel = new FunctionSpec(kind, new int[] {0}, false, false, false, new StructField[] {f}, f, "max")
         .newKernel(allocator, "UTC");

@@ -33,6 +33,9 @@ final class AggregateFunctions {
     }
   }
 
+  /** Loads the registry, and so every function's kernel constants (see FunctionKernel's readResolve). */
+  static void load() {}
+
   /** The entry for {@code f}'s class or its nearest registered superclass; null when unsupported. */
   static SupportedFunction of(AggregateFunction f) {
     for (Class<?> c = f.getClass(); c != null; c = c.getSuperclass()) {

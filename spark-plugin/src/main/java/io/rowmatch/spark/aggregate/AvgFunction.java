@@ -2,7 +2,6 @@ package io.rowmatch.spark.aggregate;
 
 import java.util.List;
 
-import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
@@ -19,44 +18,10 @@ import org.apache.spark.sql.types.LongType$;
  * sum decimal(min(p + 10, 38), s) and result decimal(min(p + 4, 38), min(s + 4, 38)), ANSI or LEGACY).
  */
 public final class AvgFunction implements SupportedFunction {
-  public enum Kernel implements FunctionKernel {
-    /**
-     * Integral or floating input: partial buffers 0.0 + the value as double (0.0 for null) and a count of 1
-     * (0 for null).
-     */
-    DOUBLE {
-      @Override
-      public AggregateKernel newKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
-        return new AvgDoubleKernel(spec, allocator, timeZone);
-      }
-
-      @Override
-      public boolean passesThrough() {
-        return true;
-      }
-
-      @Override
-      public void passThrough(FunctionSpec f, PartialPassThrough p, ValueVector[] columns, int rows,
-          List<FieldVector> out, List<FieldVector> owned) {
-        ValueVector input = columns[f.inputOrdinals[0]];
-        out.add(p.doublesOf(input, rows, f.bufferFields[0], owned, true));
-        BigIntVector count = (BigIntVector) p.own(f.bufferFields[1], owned);
-        count.allocateNew(rows);
-        for (int i = 0; i < rows; i++) {
-          count.set(i, input.isNull(i) ? 0L : 1L);
-        }
-        count.setValueCount(rows);
-        out.add(count);
-      }
-    },
-    /** Decimal input; no pass-through (an aggregate with a decimal avg never skips). */
-    DECIMAL {
-      @Override
-      public AggregateKernel newKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
-        return new AvgDecimalKernel(spec, allocator, timeZone);
-      }
-    }
-  }
+  public static final FunctionKernel AVG_DOUBLE = FunctionKernel.of("AVG_DOUBLE", AvgDoubleKernel::new,
+      AvgFunction::doubleBuffers);
+  /** Decimal input; no pass-through (an aggregate with a decimal avg never skips). */
+  public static final FunctionKernel AVG_DECIMAL = FunctionKernel.of("AVG_DECIMAL", AvgDecimalKernel::new, null);
 
   AvgFunction() {} // one instance, in AggregateFunctions
 
@@ -80,13 +45,27 @@ public final class AvgFunction implements SupportedFunction {
             + evalMode + " is not supported: " + p.sql);
       }
       p.expectBuffers(dSum, LongType$.MODULE$);
-      return p.spec(Kernel.DECIMAL, p.inputs(a.child()), evalMode.equals("ANSI"), false, a.getContextOrNull());
+      return p.spec(AVG_DECIMAL, p.inputs(a.child()), evalMode.equals("ANSI"), false, a.getContextOrNull());
     }
     if (!(AggregatePlanner.integral(in) || AggregatePlanner.floating(in)) || !(a.sumDataType() instanceof DoubleType)
         || !(f.dataType() instanceof DoubleType)) {
       throw p.refuse("avg over " + in.simpleString() + " is not supported: " + p.sql);
     }
     p.expectBuffers(DoubleType$.MODULE$, LongType$.MODULE$);
-    return p.spec(Kernel.DOUBLE, p.inputs(a.child()), false, false);
+    return p.spec(AVG_DOUBLE, p.inputs(a.child()), false, false);
+  }
+
+  /** Integral or floating input: 0.0 + the value as double (0.0 for null), and a count of 1 (0 for null). */
+  private static void doubleBuffers(FunctionSpec f, PartialPassThrough p, ValueVector[] columns, int rows,
+      List<FieldVector> out, List<FieldVector> owned) {
+    ValueVector input = columns[f.inputOrdinals[0]];
+    out.add(p.doublesOf(input, rows, f.bufferFields[0], owned, true));
+    BigIntVector count = (BigIntVector) p.own(f.bufferFields[1], owned);
+    count.allocateNew(rows);
+    for (int i = 0; i < rows; i++) {
+      count.set(i, input.isNull(i) ? 0L : 1L);
+    }
+    count.setValueCount(rows);
+    out.add(count);
   }
 }

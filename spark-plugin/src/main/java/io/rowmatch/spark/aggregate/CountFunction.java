@@ -3,7 +3,6 @@ package io.rowmatch.spark.aggregate;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
@@ -16,45 +15,7 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /** count(*) and count(e1, ..., ek): buffer (count bigint). Kernel: {@link CountKernel}. */
 public final class CountFunction implements SupportedFunction {
-  public enum Kernel implements FunctionKernel {
-    COUNT;
-
-    @Override
-    public AggregateKernel newKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
-      return new CountKernel(spec, allocator, timeZone);
-    }
-
-    @Override
-    public boolean passesThrough() {
-      return true;
-    }
-
-    /** count: 1 where every input is non-null (count(*) has none), else 0; never null. */
-    @Override
-    public void passThrough(FunctionSpec f, PartialPassThrough p, ValueVector[] columns, int rows,
-        List<FieldVector> out, List<FieldVector> owned) {
-      BigIntVector c = (BigIntVector) p.own(f.bufferFields[0], owned);
-      c.allocateNew(rows);
-      boolean anyNull = false;
-      for (int in : f.inputOrdinals) {
-        anyNull |= columns[in].getNullCount() > 0;
-      }
-      for (int i = 0; i < rows; i++) {
-        long one = 1L;
-        if (anyNull) {
-          for (int in : f.inputOrdinals) {
-            if (columns[in].isNull(i)) {
-              one = 0L;
-              break;
-            }
-          }
-        }
-        c.set(i, one);
-      }
-      c.setValueCount(rows);
-      out.add(c);
-    }
-  }
+  public static final FunctionKernel COUNT = FunctionKernel.of("COUNT", CountKernel::new, CountFunction::buffers);
 
   CountFunction() {} // one instance, in AggregateFunctions
 
@@ -67,7 +28,7 @@ public final class CountFunction implements SupportedFunction {
   public FunctionSpec plan(AggregateFunction f, FunctionPlanning p) {
     p.expectBuffers(LongType$.MODULE$);
     if (p.merge) {
-      return p.spec(Kernel.COUNT, p.mergeInputs, false, false);
+      return p.spec(COUNT, p.mergeInputs, false, false);
     }
     List<Integer> inputs = new ArrayList<>();
     for (Expression child : CollectionConverters.asJava(((Count) f).children())) {
@@ -79,6 +40,31 @@ public final class CountFunction implements SupportedFunction {
       }
       inputs.add(p.input(child));
     }
-    return p.spec(Kernel.COUNT, inputs.stream().mapToInt(Integer::intValue).toArray(), false, false);
+    return p.spec(COUNT, inputs.stream().mapToInt(Integer::intValue).toArray(), false, false);
+  }
+
+  /** count: 1 where every input is non-null (count(*) has none), else 0; never null. */
+  private static void buffers(FunctionSpec f, PartialPassThrough p, ValueVector[] columns, int rows,
+      List<FieldVector> out, List<FieldVector> owned) {
+    BigIntVector c = (BigIntVector) p.own(f.bufferFields[0], owned);
+    c.allocateNew(rows);
+    boolean anyNull = false;
+    for (int in : f.inputOrdinals) {
+      anyNull |= columns[in].getNullCount() > 0;
+    }
+    for (int i = 0; i < rows; i++) {
+      long one = 1L;
+      if (anyNull) {
+        for (int in : f.inputOrdinals) {
+          if (columns[in].isNull(i)) {
+            one = 0L;
+            break;
+          }
+        }
+      }
+      c.set(i, one);
+    }
+    c.setValueCount(rows);
+    out.add(c);
   }
 }

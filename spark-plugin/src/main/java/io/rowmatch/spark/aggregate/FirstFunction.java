@@ -1,10 +1,5 @@
 package io.rowmatch.spark.aggregate;
 
-import java.util.List;
-
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.ValueVector;
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction;
 import org.apache.spark.sql.catalyst.expressions.aggregate.First;
 import org.apache.spark.sql.types.BooleanType$;
@@ -15,25 +10,7 @@ import org.apache.spark.sql.types.BooleanType$;
  * error Spark would not).
  */
 public final class FirstFunction implements SupportedFunction {
-  public enum Kernel implements FunctionKernel {
-    FIRST;
-
-    @Override
-    public AggregateKernel newKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
-      return new FirstKernel(spec, allocator, timeZone);
-    }
-
-    @Override
-    public boolean passesThrough() {
-      return true;
-    }
-
-    @Override
-    public void passThrough(FunctionSpec f, PartialPassThrough p, ValueVector[] columns, int rows,
-        List<FieldVector> out, List<FieldVector> owned) {
-      p.valueAndSet(f, columns, rows, out, owned);
-    }
-  }
+  public static final FunctionKernel FIRST = FunctionKernel.of("FIRST", FirstKernel::new, PartialPassThrough::valueAndSet);
 
   FirstFunction() {} // one instance, in AggregateFunctions
 
@@ -47,6 +24,6 @@ public final class FirstFunction implements SupportedFunction {
     First first = (First) f;
     p.expectBuffers(first.child().dataType(), BooleanType$.MODULE$);
     int[] inputs = p.merge ? p.mergeInputs : new int[] {p.column(first.child())};
-    return p.spec(Kernel.FIRST, inputs, false, first.ignoreNulls());
+    return p.spec(FIRST, inputs, false, first.ignoreNulls());
   }
 }

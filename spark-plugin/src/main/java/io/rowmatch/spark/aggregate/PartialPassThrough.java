@@ -14,7 +14,7 @@ import org.apache.arrow.vector.ValueVector;
  * Spark's partial aggregation buffer of each input row on its own, as if every row were its own group:
  * what a partial aggregate emits for the rows it no longer aggregates (see {@link PartialSkipProbe}). The
  * final stage merges these buffers like any others. Each function's buffers are formed by its
- * {@link FunctionKernel#passThrough} (in its {@link SupportedFunction}'s file), with the vectors and scratch
+ * {@link FunctionKernel} (declared in its {@link SupportedFunction}'s file), with the vectors and scratch
  * arrays this class holds; a function whose kernel does not pass through (decimal sum and avg) keeps the
  * aggregate from skipping.
  */
@@ -49,11 +49,11 @@ public final class PartialPassThrough {
    * first/last: (value, valueSet) with the value column shared; valueSet is true on every row, or with
    * ignoreNulls only on a non-null one.
    */
-  void valueAndSet(FunctionSpec f, ValueVector[] columns, int rows, List<FieldVector> out,
-      List<FieldVector> owned) {
+  static void valueAndSet(FunctionSpec f, PartialPassThrough p, ValueVector[] columns, int rows,
+      List<FieldVector> out, List<FieldVector> owned) {
     ValueVector input = columns[f.inputOrdinals[0]];
     out.add(shared(input));
-    BitVector set = (BitVector) own(f.bufferFields[1], owned);
+    BitVector set = (BitVector) p.own(f.bufferFields[1], owned);
     fillBits(set, rows, f.ignoreNulls ? input : null);
     out.add(set);
   }

@@ -2,7 +2,6 @@ package io.rowmatch.spark.aggregate;
 
 import java.util.List;
 
-import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
@@ -19,67 +18,12 @@ import org.apache.spark.sql.types.LongType;
  * decimal(min(p + 10, 38), s), buffer (sum, isEmpty)), in ANSI or LEGACY eval mode.
  */
 public final class SumFunction implements SupportedFunction {
-  public enum Kernel implements FunctionKernel {
-    /** Integral input: partial buffer 0 + the value widened to bigint (null stays null). */
-    LONG {
-      @Override
-      public AggregateKernel newKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
-        return new SumLongKernel(spec, allocator, timeZone);
-      }
-
-      @Override
-      public boolean passesThrough() {
-        return true;
-      }
-
-      @Override
-      public void passThrough(FunctionSpec f, PartialPassThrough p, ValueVector[] columns, int rows,
-          List<FieldVector> out, List<FieldVector> owned) {
-        ValueVector input = columns[f.inputOrdinals[0]];
-        if (input instanceof BigIntVector) {
-          out.add(PartialPassThrough.shared(input));
-          return;
-        }
-        long[] longs = p.longs(rows);
-        NumericColumns.readLongs(input, rows, longs);
-        BigIntVector sum = (BigIntVector) p.own(f.bufferFields[0], owned);
-        sum.allocateNew(rows);
-        for (int i = 0; i < rows; i++) {
-          if (!input.isNull(i)) {
-            sum.set(i, longs[i]);
-          }
-        }
-        sum.setValueCount(rows);
-        out.add(sum);
-      }
-    },
-    /** Floating input: partial buffer 0.0 + the value (null stays null, -0.0 becomes 0.0). */
-    DOUBLE {
-      @Override
-      public AggregateKernel newKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
-        return new SumDoubleKernel(spec, allocator, timeZone);
-      }
-
-      @Override
-      public boolean passesThrough() {
-        return true;
-      }
-
-      @Override
-      public void passThrough(FunctionSpec f, PartialPassThrough p, ValueVector[] columns, int rows,
-          List<FieldVector> out, List<FieldVector> owned) {
-        // Not shared even for a double input: Spark's 0.0 + x turns -0.0 into 0.0.
-        out.add(p.doublesOf(columns[f.inputOrdinals[0]], rows, f.bufferFields[0], owned, false));
-      }
-    },
-    /** Decimal input; no pass-through (an aggregate with a decimal sum never skips). */
-    DECIMAL {
-      @Override
-      public AggregateKernel newKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
-        return new SumDecimalKernel(spec, allocator, timeZone);
-      }
-    }
-  }
+  public static final FunctionKernel SUM_LONG = FunctionKernel.of("SUM_LONG", SumLongKernel::new,
+      SumFunction::longBuffers);
+  public static final FunctionKernel SUM_DOUBLE = FunctionKernel.of("SUM_DOUBLE", SumDoubleKernel::new,
+      SumFunction::doubleBuffers);
+  /** Decimal input; no pass-through (an aggregate with a decimal sum never skips). */
+  public static final FunctionKernel SUM_DECIMAL = FunctionKernel.of("SUM_DECIMAL", SumDecimalKernel::new, null);
 
   SumFunction() {} // one instance, in AggregateFunctions
 
@@ -106,17 +50,44 @@ public final class SumFunction implements SupportedFunction {
             + " is not supported: " + p.sql);
       }
       p.expectBuffers(dOut, BooleanType$.MODULE$);
-      return p.spec(Kernel.DECIMAL, p.inputs(s.child()), ansi, false, s.getContextOrNull());
+      return p.spec(SUM_DECIMAL, p.inputs(s.child()), ansi, false, s.getContextOrNull());
     }
-    Kernel kernel;
+    FunctionKernel kernel;
     if (AggregatePlanner.integral(in) && f.dataType() instanceof LongType) {
-      kernel = Kernel.LONG;
+      kernel = SUM_LONG;
     } else if (AggregatePlanner.floating(in) && f.dataType() instanceof DoubleType) {
-      kernel = Kernel.DOUBLE;
+      kernel = SUM_DOUBLE;
     } else {
       throw p.refuse("sum over " + in.simpleString() + " is not supported: " + p.sql);
     }
     p.expectBuffers(f.dataType());
     return p.spec(kernel, p.inputs(s.child()), ansi, false);
+  }
+
+  /** Integral input: 0 + the value widened to bigint (null stays null); a bigint input column is shared. */
+  private static void longBuffers(FunctionSpec f, PartialPassThrough p, ValueVector[] columns, int rows,
+      List<FieldVector> out, List<FieldVector> owned) {
+    ValueVector input = columns[f.inputOrdinals[0]];
+    if (input instanceof BigIntVector) {
+      out.add(PartialPassThrough.shared(input));
+      return;
+    }
+    long[] longs = p.longs(rows);
+    NumericColumns.readLongs(input, rows, longs);
+    BigIntVector sum = (BigIntVector) p.own(f.bufferFields[0], owned);
+    sum.allocateNew(rows);
+    for (int i = 0; i < rows; i++) {
+      if (!input.isNull(i)) {
+        sum.set(i, longs[i]);
+      }
+    }
+    sum.setValueCount(rows);
+    out.add(sum);
+  }
+
+  /** Floating input: 0.0 + the value (null stays null); never shared, since Spark's 0.0 + x turns -0.0 into 0.0. */
+  private static void doubleBuffers(FunctionSpec f, PartialPassThrough p, ValueVector[] columns, int rows,
+      List<FieldVector> out, List<FieldVector> owned) {
+    out.add(p.doublesOf(columns[f.inputOrdinals[0]], rows, f.bufferFields[0], owned, false));
   }
 }
