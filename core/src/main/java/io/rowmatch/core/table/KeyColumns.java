@@ -11,6 +11,7 @@ import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
+import io.rowmatch.core.arrow.ArrowCopy;
 import io.rowmatch.core.compare.ColumnKind;
 
 /**
@@ -116,7 +117,7 @@ final class KeyColumns implements AutoCloseable {
           dst.copyFromSafe(0, base + k, nullRows[c]);
         }
       } else {
-        KeyAppend.append(dst, base, src, rows, count);
+        ArrowCopy.append(src, rows, count, dst, base);
       }
     }
     // Count only after every column holds the rows, so a failure leaves the count at the last whole state.
