@@ -115,7 +115,7 @@ public class ArrowCopyBench {
       appended = 0;
       rounds = 0;
     }
-    ArrowCopy.append(src, appendRows, COUNT, grow, appended);
+    ArrowCopy.append(src, appendRows, COUNT, grow, appended, scratch);
     appended += COUNT;
     rounds++;
     return appended;

@@ -29,8 +29,8 @@ public final class ArrowCopy {
   private ArrowCopy() {}
 
   /**
-   * A caller's scratch for {@link #gather}, kept between calls: the variable-width path remembers each value's
-   * position from its sizing pass, so the copy pass reads no offsets again. Not thread-safe.
+   * A caller's scratch, kept between calls: the variable-width paths remember each value's position from their
+   * sizing pass, so the copy pass reads no offsets again. Grows to the largest call; not thread-safe.
    */
   public static final class Scratch {
     private int[] starts = new int[0];
@@ -94,7 +94,8 @@ public final class ArrowCopy {
    * @throws IndexOutOfBoundsException when a row is negative or at or past src's value count
    * @throws MalformedVectorException when src's buffers or offsets contradict its value count
    */
-  public static boolean append(ValueVector src, int[] rows, int count, FieldVector dst, int dstStart) {
+  public static boolean append(ValueVector src, int[] rows, int count, FieldVector dst, int dstStart,
+      Scratch scratch) {
     if (count == 0) {
       return true;
     }
@@ -113,7 +114,8 @@ public final class ArrowCopy {
     if (src instanceof BaseVariableWidthVector s && dst instanceof BaseVariableWidthVector d
         && src.getClass() == dst.getClass() && d.getLastSet() == dstStart - 1) {
       checkVariableBuffers(s);
-      appendVariable(s, rows, count, d, dstStart);
+      scratch.ensure(count);
+      appendVariable(s, rows, count, d, dstStart, scratch.starts, scratch.lengths);
       return true;
     }
     synchronized (src) {
@@ -243,14 +245,15 @@ public final class ArrowCopy {
     }
   }
 
-  /** Gather, variable width: a sizing pass (offsets read and checked once), an exact allocation, one copy per value. */
-  private static void gatherVariable(BaseVariableWidthVector s, int[] rows, BaseVariableWidthVector d, int count,
-      int[] starts, int[] lengths) {
+  /**
+   * The sizing pass of both variable-width paths: each copied value's offsets read once (rows checked, offset
+   * buffer checked against the value count) and checked against the data buffer; its start and length kept in
+   * the scratch (-1 length: a null, or row -1). Returns the bytes to copy.
+   */
+  private static long sizeValues(BaseVariableWidthVector s, int[] rows, int count, int[] starts, int[] lengths) {
     long sv = s.getValidityBufferAddress();
     long so = s.getOffsetBufferAddress();
-    long sd = s.getDataBufferAddress();
     long dataCapacity = s.getDataBuffer().capacity();
-    // Sizing pass: each kept value's offsets read once and checked against the data buffer; -1 length = null.
     long total = 0;
     for (int i = 0; i < count; i++) {
       int r = rows[i];
@@ -267,6 +270,14 @@ public final class ArrowCopy {
         lengths[i] = -1;
       }
     }
+    return total;
+  }
+
+  /** Gather, variable width: the sizing pass, an exact allocation, one copy per value. */
+  private static void gatherVariable(BaseVariableWidthVector s, int[] rows, BaseVariableWidthVector d, int count,
+      int[] starts, int[] lengths) {
+    long total = sizeValues(s, rows, count, starts, lengths);
+    long sd = s.getDataBufferAddress();
     if (total > Integer.MAX_VALUE) {
       throw tooManyBytes(d, total);
     }
@@ -324,27 +335,11 @@ public final class ArrowCopy {
     }
   }
 
-  /** Append, variable width: a sizing pass (offsets read and checked once), one growth, one copy per value. */
+  /** Append, variable width: the sizing pass, one growth, one copy per value. */
   private static void appendVariable(BaseVariableWidthVector s, int[] rows, int count, BaseVariableWidthVector d,
-      int dstStart) {
-    // Rows are checked against n, and the validity and offset buffers against n: raw reads stay inside them.
-    boolean nulls = s.getNullCount() > 0;
-    long sv = nulls ? s.getValidityBufferAddress() : 0;
-    long so = s.getOffsetBufferAddress();
+      int dstStart, int[] starts, int[] lengths) {
+    long total = sizeValues(s, rows, count, starts, lengths);
     long sd = s.getDataBufferAddress();
-    long dataCapacity = s.getDataBuffer().capacity();
-    long total = 0;
-    for (int i = 0; i < count; i++) {
-      int r = rows[i];
-      if (sv == 0 || isSet(sv, r)) {
-        int start = MemoryUtil.getInt(so + 4L * r);
-        int end = MemoryUtil.getInt(so + 4L * r + 4);
-        if (start < 0 || end < start || end > dataCapacity) {
-          throw badOffsets(s, r, start, end, dataCapacity);
-        }
-        total += end - start;
-      }
-    }
     if (d.getValueCapacity() == 0) {
       d.allocateNew();
     }
@@ -361,19 +356,17 @@ public final class ArrowCopy {
     if (capacity < needed) {
       d.reallocDataBuffer(Math.max(needed, 2 * capacity));
     }
-    // d holds dstStart + count values and at + total data bytes; the source offsets were checked above.
+    // d holds dstStart + count values and at + total data bytes; the values sized above fit in it.
     long dv = d.getValidityBufferAddress();
     long dof = d.getOffsetBufferAddress();
     long dd = d.getDataBufferAddress();
     MemoryUtil.putInt(dof + 4L * dstStart, (int) at);
     for (int i = 0; i < count; i++) {
-      int r = rows[i];
       int pos = dstStart + i;
-      if (sv == 0 || isSet(sv, r)) {
-        int start = MemoryUtil.getInt(so + 4L * r);
-        int len = MemoryUtil.getInt(so + 4L * r + 4) - start;
+      int len = lengths[i];
+      if (len >= 0) {
         setBit(dv, pos);
-        MemoryUtil.copyMemory(sd + start, dd + at, len);
+        MemoryUtil.copyMemory(sd + starts[i], dd + at, len);
         at += len;
       } else {
         clearBit(dv, pos);

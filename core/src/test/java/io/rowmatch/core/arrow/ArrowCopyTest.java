@@ -334,7 +334,7 @@ class ArrowCopyTest {
           for (int i = 0; i < count; i++) {
             rows[i] = rnd.nextInt(n);
           }
-          assertEquals(direct || count == 0, ArrowCopy.append(src, rows, count, fast, appended),
+          assertEquals(direct || count == 0, ArrowCopy.append(src, rows, count, fast, appended, new ArrowCopy.Scratch()),
               src.getField().toString());
           for (int i = 0; i < count; i++) {
             slow.copyFromSafe(rows[i], appended + i, src);
@@ -357,7 +357,7 @@ class ArrowCopyTest {
         for (int i = 0; i < 70; i++) {
           rows[i] = 69 - i;
         }
-        assertEquals(direct, ArrowCopy.append(slice, rows, 70, out, 0));
+        assertEquals(direct, ArrowCopy.append(slice, rows, 70, out, 0, new ArrowCopy.Scratch()));
         out.setValueCount(70);
         for (int i = 0; i < 70; i++) {
           assertEquals(text(slow.getObject(5 + 69 - i)), text(out.getObject(i)));
@@ -394,13 +394,13 @@ class ArrowCopyTest {
       bits.set(0, 1);
       bits.set(1, 0);
       bits.setValueCount(2);
-      assertFalse(ArrowCopy.append(bits, new int[] {0, 1}, 2, out, 0));
+      assertFalse(ArrowCopy.append(bits, new int[] {0, 1}, 2, out, 0, new ArrowCopy.Scratch()));
       assertEquals(0, out.getValueCount());
       out.setValueCount(2);
       assertEquals(1, out.get(0));
       assertEquals(0, out.get(1));
       // the destination holds one value but the caller claims none: not by address (its offsets are not final)
-      assertFalse(ArrowCopy.append(s, new int[] {0}, 1, half, 0));
+      assertFalse(ArrowCopy.append(s, new int[] {0}, 1, half, 0, new ArrowCopy.Scratch()));
       half.setValueCount(1);
       assertEquals("x", half.getObject(0).toString());
     }
@@ -414,15 +414,15 @@ class ArrowCopyTest {
         IntVector intsOut = new IntVector("o", root);
         BitVector bits = new BitVector("b", root);
         BitVector bitsOut = new BitVector("bo", root)) {
-      assertThrows(IndexOutOfBoundsException.class, () -> ArrowCopy.append(s, new int[] {2}, 1, out, 0));
-      assertThrows(IndexOutOfBoundsException.class, () -> ArrowCopy.append(s, new int[] {-1}, 1, out, 0));
+      assertThrows(IndexOutOfBoundsException.class, () -> ArrowCopy.append(s, new int[] {2}, 1, out, 0, new ArrowCopy.Scratch()));
+      assertThrows(IndexOutOfBoundsException.class, () -> ArrowCopy.append(s, new int[] {-1}, 1, out, 0, new ArrowCopy.Scratch()));
       // the one row check covers the value-by-value path too
       bits.allocateNew(1);
       bits.setValueCount(1);
-      assertThrows(IndexOutOfBoundsException.class, () -> ArrowCopy.append(bits, new int[] {1}, 1, bitsOut, 0));
+      assertThrows(IndexOutOfBoundsException.class, () -> ArrowCopy.append(bits, new int[] {1}, 1, bitsOut, 0, new ArrowCopy.Scratch()));
       s.getOffsetBuffer().setInt(8, 1 << 30); // second value's end past the data
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> ArrowCopy.append(s, new int[] {1}, 1, out, 0));
+          () -> ArrowCopy.append(s, new int[] {1}, 1, out, 0, new ArrowCopy.Scratch()));
       assertTrue(e.getMessage().contains("offsets"), e.getMessage());
       // 100 values declared over buffers that hold 8 bytes of data: refused before any raw read
       try (ArrowBuf validity = root.buffer(16); ArrowBuf data = root.buffer(8)) {
@@ -430,7 +430,7 @@ class ArrowCopyTest {
         ints.loadFieldBuffers(new ArrowFieldNode(100, 0), List.of(validity, data));
       }
       IllegalArgumentException shortBuffers = assertThrows(IllegalArgumentException.class,
-          () -> ArrowCopy.append(ints, new int[] {99}, 1, intsOut, 0));
+          () -> ArrowCopy.append(ints, new int[] {99}, 1, intsOut, 0, new ArrowCopy.Scratch()));
       assertTrue(shortBuffers.getMessage().contains("buffers shorter"), shortBuffers.getMessage());
       MalformedVectorException gathered = assertThrows(MalformedVectorException.class,
           () -> ArrowCopy.gather(ints, new int[] {99}, 1, intsOut, new ArrowCopy.Scratch()));
@@ -481,7 +481,7 @@ class ArrowCopyTest {
         for (int i = 0; i < count; i++) {
           rows[i] = rnd.nextInt(src.getValueCount());
         }
-        ArrowCopy.append(src, rows, count, got, appended);
+        ArrowCopy.append(src, rows, count, got, appended, new ArrowCopy.Scratch());
         for (int i = 0; i < count; i++) {
           want.copyFromSafe(rows[i], appended + i, src);
         }

@@ -27,6 +27,7 @@ final class FirstKernel implements AggregateKernel {
   private final String timeZone;
   private final HeapAccount heap;
   private FieldVector values;
+  private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
   private FieldVector late;
   private int appended;
   private int lateCount;
@@ -82,7 +83,7 @@ final class FirstKernel implements AggregateKernel {
         settled[g] = true;
       }
     }
-    ArrowCopy.append(input, newGroupRows, newGroups, values, first);
+    ArrowCopy.append(input, newGroupRows, newGroups, values, first, scratch);
     appended = first + newGroups;
   }
 

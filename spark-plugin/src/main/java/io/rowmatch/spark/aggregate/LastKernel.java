@@ -29,6 +29,7 @@ final class LastKernel implements AggregateKernel {
   private final String timeZone;
   private final HeapAccount heap;
   private FieldVector store;
+  private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
   private int stored;
   /** index[g]: the row of store holding group g's value, or -1 while no row has set it. */
   private int[] index = new int[0];
@@ -87,7 +88,7 @@ final class LastKernel implements AggregateKernel {
       index[g] = stored++;
       touched[t] = lastRow[g]; // touched now lists the rows to append, in store order
     }
-    ArrowCopy.append(input, touched, touchedCount, store, first);
+    ArrowCopy.append(input, touched, touchedCount, store, first, scratch);
     if (stored >= MIN_COMPACT && stored > 2 * groupCount) {
       compact(groupCount);
     }
