@@ -34,7 +34,9 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 import io.rowmatch.spark.aggregate.AggregateKernel;
+import io.rowmatch.spark.aggregate.FunctionKernel;
 import io.rowmatch.spark.aggregate.FunctionSpec;
+import io.rowmatch.spark.aggregate.MinMaxFunction;
 
 /**
  * max() update over one Arrow batch of 8192 rows into 1024 groups, per value type:
@@ -103,8 +105,8 @@ public class MinMaxKernelBench {
       v.setValueCount(ROWS);
       input = v;
     }
-    FunctionSpec.Kind kind = type.equals("string") ? FunctionSpec.Kind.MAX_BYTES
-        : type.startsWith("decimal(18") ? FunctionSpec.Kind.MAX_LONG : FunctionSpec.Kind.MAX_DECIMAL128;
+    FunctionKernel kind = type.equals("string") ? MinMaxFunction.MAX_BYTES
+        : type.startsWith("decimal(18") ? MinMaxFunction.MAX_LONG : MinMaxFunction.MAX_DECIMAL128;
     StructField f = new StructField("m", t, true, Metadata.empty());
     kernel = new FunctionSpec(kind, new int[] {0}, false, false, false, new StructField[] {f}, f, "max")
         .newKernel(allocator, "UTC");

@@ -11,6 +11,7 @@ import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
+import io.rowmatch.core.arrow.ArrowCopy;
 import io.rowmatch.core.compare.ColumnKind;
 
 /**
@@ -20,6 +21,7 @@ import io.rowmatch.core.compare.ColumnKind;
 final class KeyColumns implements AutoCloseable {
   private final List<Field> fields;
   private final List<FieldVector> vectors;
+  private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
   private final List<FieldVector> readOnly;
   /** Per column, one null row of the column's type: the source row when a batch column is a NullVector. */
   private final FieldVector[] nullRows;
@@ -116,7 +118,7 @@ final class KeyColumns implements AutoCloseable {
           dst.copyFromSafe(0, base + k, nullRows[c]);
         }
       } else {
-        KeyAppend.append(dst, base, src, rows, count);
+        ArrowCopy.append(src, rows, count, dst, base, scratch);
       }
     }
     // Count only after every column holds the rows, so a failure leaves the count at the last whole state.

@@ -11,45 +11,28 @@ import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.ExprId;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.KnownFloatingPointNormalized;
-import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction;
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateMode;
-import org.apache.spark.sql.catalyst.expressions.aggregate.Average;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Complete$;
-import org.apache.spark.sql.catalyst.expressions.aggregate.Count;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Final$;
 import org.apache.spark.sql.catalyst.expressions.aggregate.First;
-import org.apache.spark.sql.catalyst.expressions.aggregate.Last;
-import org.apache.spark.sql.catalyst.expressions.aggregate.Max;
-import org.apache.spark.sql.catalyst.expressions.aggregate.Min;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Partial$;
 import org.apache.spark.sql.catalyst.expressions.aggregate.PartialMerge$;
-import org.apache.spark.sql.catalyst.expressions.aggregate.Sum;
 import org.apache.spark.sql.catalyst.optimizer.NormalizeNaNAndZero;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
-import org.apache.spark.sql.types.BinaryType;
-import org.apache.spark.sql.types.BooleanType;
-import org.apache.spark.sql.types.BooleanType$;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DateType;
-import org.apache.spark.sql.types.Decimal;
-import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
-import org.apache.spark.sql.types.DoubleType$;
 import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.IntegerType;
 import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.LongType$;
 import org.apache.spark.sql.types.ShortType;
-import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.types.TimestampNTZType;
-import org.apache.spark.sql.types.TimestampType;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.spark.config.RowmatchConf;
@@ -82,7 +65,7 @@ public final class AggregatePlanner {
   }
 
   /** Thrown inside the planner to refuse with a reason. */
-  private static final class Refusal extends RuntimeException {
+  static final class Refusal extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     Refusal(String reason) {
@@ -319,11 +302,11 @@ public final class AggregatePlanner {
     return pick;
   }
 
-  private static boolean integral(DataType t) {
+  static boolean integral(DataType t) {
     return t instanceof ByteType || t instanceof ShortType || t instanceof IntegerType || t instanceof LongType;
   }
 
-  private static boolean floating(DataType t) {
+  static boolean floating(DataType t) {
     return t instanceof FloatType || t instanceof DoubleType;
   }
 
@@ -350,131 +333,11 @@ public final class AggregatePlanner {
         }
       }
     }
-    if (f instanceof Count c) {
-      expectBuffers(sql, bufferFields, LongType$.MODULE$);
-      if (merge) {
-        return new FunctionSpec(FunctionSpec.Kind.COUNT, mergeInputs, true, false, false, bufferFields, resultField, sql);
-      }
-      List<Integer> inputs = new ArrayList<>();
-      for (Expression child : CollectionConverters.asJava(c.children())) {
-        if (child instanceof Literal lit) {
-          if (lit.value() == null) {
-            throw new Refusal("count of a NULL literal: " + sql);
-          }
-          continue; // a non-null literal never stops a row from counting
-        }
-        inputs.add(ordinals.of(child, sql));
-      }
-      return new FunctionSpec(FunctionSpec.Kind.COUNT, toArray(inputs), false, false, false, bufferFields,
-          resultField, sql);
+    SupportedFunction supported = AggregateFunctions.of(f);
+    if (supported == null) {
+      throw new Refusal("aggregate function " + f.prettyName() + " is not supported: " + sql);
     }
-    if (f instanceof Sum s) {
-      DataType in = s.child().dataType();
-      String evalMode = s.evalContext().evalMode().toString();
-      if (!evalMode.equals("ANSI") && !evalMode.equals("LEGACY")) {
-        throw new Refusal("sum in eval mode " + evalMode + ": " + sql);
-      }
-      if (in instanceof DecimalType dIn && f.dataType() instanceof DecimalType dOut) {
-        // Spark's decimal sum: result decimal(min(p + 10, 38), s); buffer (sum, isEmpty).
-        DecimalType expected = new DecimalType(Math.min(dIn.precision() + 10, DecimalType.MAX_PRECISION()),
-            Math.min(dIn.scale(), DecimalType.MAX_SCALE()));
-        if (!dOut.sameType(expected)) {
-          throw new Refusal("sum over " + in.simpleString() + " with result type " + dOut.simpleString()
-              + " is not supported: " + sql);
-        }
-        expectBuffers(sql, bufferFields, dOut, BooleanType$.MODULE$);
-        int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(s.child(), sql)};
-        return new FunctionSpec(FunctionSpec.Kind.SUM_DECIMAL, inputs, merge, evalMode.equals("ANSI"), false,
-            bufferFields, resultField, sql, s.getContextOrNull());
-      }
-      FunctionSpec.Kind kind;
-      if (integral(in) && f.dataType() instanceof LongType) {
-        kind = FunctionSpec.Kind.SUM_LONG;
-      } else if (floating(in) && f.dataType() instanceof DoubleType) {
-        kind = FunctionSpec.Kind.SUM_DOUBLE;
-      } else {
-        throw new Refusal("sum over " + in.simpleString() + " is not supported: " + sql);
-      }
-      expectBuffers(sql, bufferFields, f.dataType());
-      int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(s.child(), sql)};
-      return new FunctionSpec(kind, inputs, merge, evalMode.equals("ANSI"), false, bufferFields, resultField, sql);
-    }
-    if (f instanceof Average a) {
-      DataType in = a.child().dataType();
-      if (in instanceof DecimalType dIn && f.dataType() instanceof DecimalType dOut
-          && a.sumDataType() instanceof DecimalType dSum) {
-        int max = DecimalType.MAX_PRECISION();
-        boolean sparkTypes = dSum.sameType(new DecimalType(Math.min(dIn.precision() + 10, max), Math.min(dIn.scale(), max)))
-            && dOut.sameType(new DecimalType(Math.min(dIn.precision() + 4, max), Math.min(dIn.scale() + 4, max)));
-        String evalMode = a.evalMode().toString();
-        if (!sparkTypes || !(evalMode.equals("ANSI") || evalMode.equals("LEGACY"))) {
-          throw new Refusal("avg over " + in.simpleString() + " with result " + dOut.simpleString() + " in eval mode "
-              + evalMode + " is not supported: " + sql);
-        }
-        expectBuffers(sql, bufferFields, dSum, LongType$.MODULE$);
-        int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(a.child(), sql)};
-        return new FunctionSpec(FunctionSpec.Kind.AVG_DECIMAL, inputs, merge, evalMode.equals("ANSI"), false,
-            bufferFields, resultField, sql, a.getContextOrNull());
-      }
-      if (!(integral(in) || floating(in)) || !(a.sumDataType() instanceof DoubleType)
-          || !(f.dataType() instanceof DoubleType)) {
-        throw new Refusal("avg over " + in.simpleString() + " is not supported: " + sql);
-      }
-      expectBuffers(sql, bufferFields, DoubleType$.MODULE$, LongType$.MODULE$);
-      int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(a.child(), sql)};
-      return new FunctionSpec(FunctionSpec.Kind.AVG_DOUBLE, inputs, merge, false, false, bufferFields, resultField,
-          sql);
-    }
-    if (f instanceof Min || f instanceof Max) {
-      boolean isMax = f instanceof Max;
-      Expression child = isMax ? ((Max) f).child() : ((Min) f).child();
-      DataType in = child.dataType();
-      FunctionSpec.Kind kind;
-      if (integral(in) || in instanceof DateType || in instanceof TimestampType || in instanceof TimestampNTZType
-          || in instanceof BooleanType
-          || (in instanceof DecimalType d && d.precision() <= Decimal.MAX_LONG_DIGITS())) {
-        kind = isMax ? FunctionSpec.Kind.MAX_LONG : FunctionSpec.Kind.MIN_LONG;
-      } else if (floating(in)) {
-        kind = isMax ? FunctionSpec.Kind.MAX_DOUBLE : FunctionSpec.Kind.MIN_DOUBLE;
-      } else if (in instanceof DecimalType) {
-        kind = isMax ? FunctionSpec.Kind.MAX_DECIMAL128 : FunctionSpec.Kind.MIN_DECIMAL128;
-      } else if (in instanceof BinaryType || (in instanceof StringType st && st.supportsBinaryOrdering())) {
-        // Other collations order by collation keys, not bytes: those stay vanilla.
-        kind = isMax ? FunctionSpec.Kind.MAX_BYTES : FunctionSpec.Kind.MIN_BYTES;
-      } else {
-        throw new Refusal((isMax ? "max" : "min") + " over " + in.simpleString() + " is not supported: " + sql);
-      }
-      expectBuffers(sql, bufferFields, in);
-      int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(child, sql)};
-      return new FunctionSpec(kind, inputs, merge, false, false, bufferFields, resultField, sql);
-    }
-    if (f instanceof First first) {
-      DataType in = first.child().dataType();
-      expectBuffers(sql, bufferFields, in, BooleanType$.MODULE$);
-      int[] inputs = merge ? mergeInputs : new int[] {inputOrdinal(first.child(), ordinals.columns, sql)};
-      return new FunctionSpec(FunctionSpec.Kind.FIRST, inputs, merge, false, first.ignoreNulls(), bufferFields,
-          resultField, sql);
-    }
-    if (f instanceof Last last) {
-      DataType in = last.child().dataType();
-      expectBuffers(sql, bufferFields, in, BooleanType$.MODULE$);
-      // Unlike first(), Spark's last evaluates its input on every row, so a computed input is fine.
-      int[] inputs = merge ? mergeInputs : new int[] {ordinals.of(last.child(), sql)};
-      return new FunctionSpec(FunctionSpec.Kind.LAST, inputs, merge, false, last.ignoreNulls(), bufferFields,
-          resultField, sql);
-    }
-    throw new Refusal("aggregate function " + f.prettyName() + " is not supported: " + sql);
-  }
-
-  private static void expectBuffers(String sql, StructField[] buffers, DataType... types) {
-    if (buffers.length != types.length) {
-      throw new Refusal("unexpected buffer schema for " + sql);
-    }
-    for (int i = 0; i < types.length; i++) {
-      if (!buffers[i].dataType().sameType(types[i])) {
-        throw new Refusal("unexpected buffer type " + buffers[i].dataType().simpleString() + " for " + sql);
-      }
-    }
+    return supported.plan(f, new FunctionPlanning(sql, merge, mergeInputs, bufferFields, resultField, ordinals));
   }
 
   /**
@@ -483,7 +346,7 @@ public final class AggregatePlanner {
    * that evaluate their input on every row as Spark does (count, sum, avg, min, max, last), so errors
    * raised by the expression (ANSI arithmetic) are raised for the same rows.
    */
-  private static final class Inputs {
+  static final class Inputs {
     final Map<ExprId, Integer> columns;
     final int childWidth;
     final List<NamedExpression> computed;
@@ -515,7 +378,7 @@ public final class AggregatePlanner {
     }
   }
 
-  private static int inputOrdinal(Expression e, Map<ExprId, Integer> ordinals, String sql) {
+  static int inputOrdinal(Expression e, Map<ExprId, Integer> ordinals, String sql) {
     if (!(e instanceof AttributeReference ref)) {
       throw new Refusal("aggregate input " + e.sql() + " is an expression, not a column: " + sql);
     }
@@ -524,13 +387,5 @@ public final class AggregatePlanner {
       throw new Refusal("aggregate input " + ref.sql() + " is not a column of the child: " + sql);
     }
     return o;
-  }
-
-  private static int[] toArray(List<Integer> xs) {
-    int[] out = new int[xs.size()];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = xs.get(i);
-    }
-    return out;
   }
 }

@@ -8,6 +8,8 @@ import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 
+import io.rowmatch.core.arrow.ArrowCopy;
+
 /**
  * first(x [, ignoreNulls]) for any type, as Spark's First: buffer (first, valueSet). A group takes the
  * value of the first row that "sets" it: any row when nulls count, the first non-null row with
@@ -17,7 +19,7 @@ import org.apache.arrow.vector.ValueVector;
  * first appearance, so every group's first row is appended in group order to {@code values}; when that
  * row does not set the group (a null under ignoreNulls, or valueSet false), the value that later sets it
  * goes to {@code late} (appends only, so variable-width vectors stay valid), and the two are merged once
- * at the end. Each batch's first rows are appended together (ArrowAppend), not value by value.
+ * at the end. Each batch's first rows are appended together (ArrowCopy.append), not value by value.
  */
 final class FirstKernel implements AggregateKernel {
   private final FunctionSpec spec;
@@ -25,6 +27,7 @@ final class FirstKernel implements AggregateKernel {
   private final String timeZone;
   private final HeapAccount heap;
   private FieldVector values;
+  private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
   private FieldVector late;
   private int appended;
   private int lateCount;
@@ -80,11 +83,7 @@ final class FirstKernel implements AggregateKernel {
         settled[g] = true;
       }
     }
-    if (!ArrowAppend.append(input, newGroupRows, newGroups, values, first)) {
-      for (int j = 0; j < newGroups; j++) {
-        values.copyFromSafe(newGroupRows[j], first + j, input);
-      }
-    }
+    ArrowCopy.append(input, newGroupRows, newGroups, values, first, scratch);
     appended = first + newGroups;
   }
 

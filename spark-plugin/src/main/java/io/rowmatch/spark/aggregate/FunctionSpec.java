@@ -21,10 +21,8 @@ import io.rowmatch.spark.rules.CanonicalForms;
 public final class FunctionSpec implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  public enum Kind { COUNT, SUM_LONG, SUM_DOUBLE, SUM_DECIMAL, AVG_DOUBLE, AVG_DECIMAL, MIN_LONG, MAX_LONG, MIN_DOUBLE, MAX_DOUBLE,
-    MIN_DECIMAL128, MAX_DECIMAL128, MIN_BYTES, MAX_BYTES, FIRST, LAST }
-
-  final Kind kind;
+  /** Which kernel runs the function (an enum constant of its SupportedFunction), and its pass-through. */
+  final FunctionKernel kernel;
   /** Raw mode: the function's input columns. Merge mode: its buffer columns, in buffer order. */
   final int[] inputOrdinals;
   final boolean merge;
@@ -37,15 +35,15 @@ public final class FunctionSpec implements Serializable {
   /** Where the function appears in the query, for Spark's own error messages (may be null). */
   final QueryContext errorContext;
 
-  public FunctionSpec(Kind kind, int[] inputOrdinals, boolean merge, boolean ansi, boolean ignoreNulls,
+  public FunctionSpec(FunctionKernel kernel, int[] inputOrdinals, boolean merge, boolean ansi, boolean ignoreNulls,
       StructField[] bufferFields, StructField resultField, String description) {
-    this(kind, inputOrdinals, merge, ansi, ignoreNulls, bufferFields, resultField, description, null);
+    this(kernel, inputOrdinals, merge, ansi, ignoreNulls, bufferFields, resultField, description, null);
   }
 
-  public FunctionSpec(Kind kind, int[] inputOrdinals, boolean merge, boolean ansi, boolean ignoreNulls,
+  public FunctionSpec(FunctionKernel kernel, int[] inputOrdinals, boolean merge, boolean ansi, boolean ignoreNulls,
       StructField[] bufferFields, StructField resultField, String description, QueryContext errorContext) {
     this.errorContext = errorContext;
-    this.kind = kind;
+    this.kernel = kernel;
     this.inputOrdinals = inputOrdinals.clone();
     this.merge = merge;
     this.ansi = ansi;
@@ -55,8 +53,8 @@ public final class FunctionSpec implements Serializable {
     this.description = description;
   }
 
-  public Kind kind() {
-    return kind;
+  public FunctionKernel kernel() {
+    return kernel;
   }
 
   static FieldVector newVector(StructField f, String timeZone, BufferAllocator allocator) {
@@ -64,38 +62,7 @@ public final class FunctionSpec implements Serializable {
   }
 
   public AggregateKernel newKernel(BufferAllocator allocator, String timeZone) {
-    switch (kind) {
-      case COUNT:
-        return new CountKernel(this, allocator, timeZone);
-      case SUM_LONG:
-        return new SumLongKernel(this, allocator, timeZone);
-      case SUM_DOUBLE:
-        return new SumDoubleKernel(this, allocator, timeZone);
-      case SUM_DECIMAL:
-        return new SumDecimalKernel(this, allocator, timeZone);
-      case AVG_DECIMAL:
-        return new AvgDecimalKernel(this, allocator, timeZone);
-      case AVG_DOUBLE:
-        return new AvgDoubleKernel(this, allocator, timeZone);
-      case MIN_LONG:
-      case MAX_LONG:
-        return new MinMaxLongKernel(this, allocator, timeZone, kind == Kind.MAX_LONG);
-      case MIN_DOUBLE:
-      case MAX_DOUBLE:
-        return new MinMaxDoubleKernel(this, allocator, timeZone, kind == Kind.MAX_DOUBLE);
-      case MIN_DECIMAL128:
-      case MAX_DECIMAL128:
-        return new MinMaxDecimal128Kernel(this, allocator, timeZone, kind == Kind.MAX_DECIMAL128);
-      case MIN_BYTES:
-      case MAX_BYTES:
-        return new MinMaxBytesKernel(this, allocator, timeZone, kind == Kind.MAX_BYTES);
-      case FIRST:
-        return new FirstKernel(this, allocator, timeZone);
-      case LAST:
-        return new LastKernel(this, allocator, timeZone);
-      default:
-        throw new IllegalStateException("no kernel for " + kind);
-    }
+    return kernel.newKernel(this, allocator, timeZone);
   }
 
   /**
@@ -107,7 +74,7 @@ public final class FunctionSpec implements Serializable {
     for (int i = 0; i < buffers.length; i++) {
       buffers[i] = CanonicalForms.withoutName(bufferFields[i]);
     }
-    return new FunctionSpec(kind, inputOrdinals, merge, ansi, ignoreNulls, buffers,
+    return new FunctionSpec(kernel, inputOrdinals, merge, ansi, ignoreNulls, buffers,
         CanonicalForms.withoutName(resultField), "", null);
   }
 
@@ -119,7 +86,7 @@ public final class FunctionSpec implements Serializable {
     if (!(o instanceof FunctionSpec other)) {
       return false;
     }
-    return kind == other.kind && Arrays.equals(inputOrdinals, other.inputOrdinals) && merge == other.merge
+    return kernel == other.kernel && Arrays.equals(inputOrdinals, other.inputOrdinals) && merge == other.merge
         && ansi == other.ansi && ignoreNulls == other.ignoreNulls && Arrays.equals(bufferFields, other.bufferFields)
         && Objects.equals(resultField, other.resultField) && Objects.equals(description, other.description)
         && Objects.equals(errorContext, other.errorContext);
@@ -127,7 +94,7 @@ public final class FunctionSpec implements Serializable {
 
   @Override
   public int hashCode() {
-    return Objects.hash(kind, Arrays.hashCode(inputOrdinals), merge, ansi, ignoreNulls,
+    return Objects.hash(kernel, Arrays.hashCode(inputOrdinals), merge, ansi, ignoreNulls,
         Arrays.hashCode(bufferFields), resultField);
   }
 

@@ -47,6 +47,21 @@ import io.rowmatch.spark.testing.TestFaults;
  * saved where they would reduce nothing.
  */
 public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoCloseable {
+  /** Where the runner is in its life; it only moves forward, and phase-specific state is kept by phase. */
+  private enum Phase {
+    /** Reading the input into the table and the kernels (inside {@link #run}). */
+    AGGREGATING,
+    /** Handing out the groups built, at most batchSize rows a batch. */
+    GROUPS,
+    /**
+     * A partial aggregate that stopped aggregating, its groups all out (table and kernels released): each
+     * remaining input batch passes through as Spark's partial buffers. Its batches share input vectors.
+     */
+    PASS_THROUGH,
+    /** Closed: every buffer released, no more batches. */
+    DONE
+  }
+
   private final AggregateSpec spec;
   private final Iterator<ColumnarBatch> input;
   /** Told the number of input rows passed through unaggregated, batch by batch (a SQL metric). */
@@ -66,13 +81,12 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   private FieldVector[] outputSources;
   private int emitted;
   private ColumnarBatch current;
-  private boolean closed;
 
-  /** Set once the partial aggregation is abandoned: after the built groups, input passes through. */
-  private boolean passingThrough;
+  private Phase phase = Phase.AGGREGATING;
+  /** The phase after GROUPS: PASS_THROUGH when the partial aggregation stopped before its input ended. */
+  private Phase afterGroups = Phase.DONE;
   private PartialPassThrough passThrough;
-  /** The batch handed out last is a pass-through batch: it shares input vectors, and owns currentOwned. */
-  private boolean currentShares;
+  /** In PASS_THROUGH, the columns the batch handed out last owns (the rest are the input's). */
   private final List<FieldVector> currentOwned = new ArrayList<>();
   private ColumnarBatch pending;
   private final List<FieldVector> pendingOwned = new ArrayList<>();
@@ -104,6 +118,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       }
       runner.consume();
       runner.prepareOutput();
+      runner.phase = Phase.GROUPS;
     } catch (OutOfMemoryException e) {
       runner.close();
       throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
@@ -146,7 +161,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
         kernel.update(columns, rows, groupIds, groupCount);
       }
       if (probe != null && probe.skipAfter(rows, groupCount)) {
-        passingThrough = true;
+        afterGroups = Phase.PASS_THROUGH;
         break;
       }
     }
@@ -180,9 +195,6 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
         continue;
       }
       ValueVector[] columns = arrowColumns(batch);
-      if (passThrough == null) {
-        passThrough = new PartialPassThrough(allocator, spec.timeZone, heap);
-      }
       List<FieldVector> columnsOut = new ArrayList<>();
       for (int k = 0; k < spec.keyOrdinals.length; k++) {
         ValueVector key = columns[spec.keyOrdinals[k]];
@@ -310,30 +322,41 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
 
   @Override
   public boolean hasNext() {
-    if (closed) {
-      return false;
-    }
-    if (outputSources != null && emitted < groupCount) {
-      return true;
-    }
-    if (passingThrough) {
-      if (pending != null) {
-        return true;
-      }
-      releaseGroups(); // every built group is out: the table and kernels are no longer needed
-      releaseCurrent(); // the input iterator may reuse the vectors the last batch shared
-      try {
-        pending = passThroughBatch();
-      } catch (OutOfMemoryException e) {
+    switch (phase) {
+      case GROUPS:
+        if (outputSources != null && emitted < groupCount) {
+          return true;
+        }
+        if (afterGroups == Phase.DONE) {
+          close();
+          return false;
+        }
+        releaseCurrent(false);
+        releaseGroups(); // every built group is out: the table and kernels are no longer needed
+        passThrough = new PartialPassThrough(allocator, spec.timeZone, heap);
+        phase = Phase.PASS_THROUGH;
+        // fall through
+      case PASS_THROUGH:
+        if (pending != null) {
+          return true;
+        }
+        releaseCurrent(true); // the input iterator may reuse the vectors the last batch shared
+        try {
+          pending = passThroughBatch();
+        } catch (OutOfMemoryException e) {
+          close();
+          throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
+        }
+        if (pending != null) {
+          return true;
+        }
         close();
-        throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
-      }
-      if (pending != null) {
-        return true;
-      }
+        return false;
+      case DONE:
+        return false;
+      default:
+        throw new IllegalStateException(spec.operatorName + ": hasNext while " + phase);
     }
-    close();
-    return false;
   }
 
   @Override
@@ -341,11 +364,10 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     if (!hasNext()) {
       throw new NoSuchElementException();
     }
-    releaseCurrent();
-    if (pending != null) {
+    releaseCurrent(phase == Phase.PASS_THROUGH);
+    if (phase == Phase.PASS_THROUGH) {
       current = pending;
       pending = null;
-      currentShares = true;
       currentOwned.addAll(pendingOwned);
       pendingOwned.clear();
       return current;
@@ -371,19 +393,21 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     return current;
   }
 
-  private void releaseCurrent() {
+  /**
+   * Releases the batch handed out last: a group batch whole; a pass-through batch ({@code sharesInput}) only
+   * in the columns made for it, the others being the input's.
+   */
+  private void releaseCurrent(boolean sharesInput) {
     if (current != null) {
-      if (!currentShares) {
+      if (!sharesInput) {
         current.close();
       } else {
-        // A pass-through batch shares the input's vectors: close only the columns made here.
         for (FieldVector v : currentOwned) {
           v.close();
         }
         currentOwned.clear();
       }
       current = null;
-      currentShares = false;
     }
   }
 
@@ -413,11 +437,12 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
 
   @Override
   public void close() {
-    if (closed) {
+    if (phase == Phase.DONE) {
       return;
     }
-    closed = true;
-    releaseCurrent();
+    boolean sharesInput = phase == Phase.PASS_THROUGH;
+    phase = Phase.DONE;
+    releaseCurrent(sharesInput);
     pending = null; // its shared columns belong to the input; its own ones are in pendingOwned
     for (FieldVector v : pendingOwned) {
       v.close();

@@ -7,6 +7,8 @@ import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 
+import io.rowmatch.core.arrow.ArrowCopy;
+
 /**
  * last(x [, ignoreNulls]) for any type, as Spark's Last: buffer (last, valueSet). A group takes the value
  * of the last row that "sets" it: every row when nulls count, non-null rows with ignoreNulls, and when
@@ -27,6 +29,7 @@ final class LastKernel implements AggregateKernel {
   private final String timeZone;
   private final HeapAccount heap;
   private FieldVector store;
+  private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
   private int stored;
   /** index[g]: the row of store holding group g's value, or -1 while no row has set it. */
   private int[] index = new int[0];
@@ -85,11 +88,7 @@ final class LastKernel implements AggregateKernel {
       index[g] = stored++;
       touched[t] = lastRow[g]; // touched now lists the rows to append, in store order
     }
-    if (!ArrowAppend.append(input, touched, touchedCount, store, first)) {
-      for (int t = 0; t < touchedCount; t++) {
-        store.copyFromSafe(touched[t], first + t, input);
-      }
-    }
+    ArrowCopy.append(input, touched, touchedCount, store, first, scratch);
     if (stored >= MIN_COMPACT && stored > 2 * groupCount) {
       compact(groupCount);
     }

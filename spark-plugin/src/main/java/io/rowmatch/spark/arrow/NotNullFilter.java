@@ -11,7 +11,7 @@ import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
-import io.rowmatch.spark.join.ArrowGather;
+import io.rowmatch.core.arrow.ArrowCopy;
 import io.rowmatch.spark.memory.TaskArrowMemory;
 
 /**
@@ -26,8 +26,7 @@ public final class NotNullFilter implements Iterator<ColumnarBatch>, AutoCloseab
   private final long memoryLimit;
   private FieldVector[] held = new FieldVector[0];
   private int[] rows = new int[0];
-  private int[] starts = new int[0];
-  private int[] lengths = new int[0];
+  private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
 
   private NotNullFilter(Iterator<ColumnarBatch> input, int[] columns, BufferAllocator allocator, long memoryLimit) {
     this.input = input;
@@ -70,8 +69,6 @@ public final class NotNullFilter implements Iterator<ColumnarBatch>, AutoCloseab
     }
     if (rows.length < n) {
       rows = new int[n];
-      starts = new int[n];
-      lengths = new int[n];
     }
     int count = 0;
     for (int r = 0; r < n; r++) {
@@ -92,14 +89,7 @@ public final class NotNullFilter implements Iterator<ColumnarBatch>, AutoCloseab
       for (int c = 0; c < out.length; c++) {
         ValueVector src = vector(batch, c);
         out[c] = (FieldVector) src.getField().createVector(allocator);
-        if (!ArrowGather.gather(src, rows, out[c], count, starts, lengths)) {
-          out[c].setInitialCapacity(Math.max(count, 1));
-          out[c].allocateNew();
-          for (int k = 0; k < count; k++) {
-            out[c].copyFromSafe(rows[k], k, src);
-          }
-        }
-        out[c].setValueCount(count);
+        ArrowCopy.gather(src, rows, count, out[c], scratch);
         columnsOut[c] = new RowReadArrowColumnVector(out[c]);
       }
     } catch (OutOfMemoryException e) {

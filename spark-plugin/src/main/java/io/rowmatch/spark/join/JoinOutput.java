@@ -11,6 +11,7 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
+import io.rowmatch.core.arrow.ArrowCopy;
 import io.rowmatch.spark.arrow.ArrowSchemas;
 import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
 
@@ -18,17 +19,16 @@ import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
  * Assembles join output batches: each output column is gathered from the probe batch or the build columns
  * at given row indices (-1, or no index array at all, for the null-padded side of an outer join). Fresh
  * vectors per batch (the consumer reads a batch before asking for the next; the previous one is released
- * then), filled column by column: buffer to buffer for fixed and variable width ({@link ArrowGather}),
- * with Arrow's copyFromSafe for the rest (booleans). One per task: it keeps scratch arrays between batches.
+ * then), filled column by column by {@link ArrowCopy#gather} (buffer to buffer for fixed and variable width,
+ * Arrow's copyFromSafe for the rest). One per task: it keeps scratch arrays between batches.
  */
 public final class JoinOutput {
   private final List<Field> fields = new ArrayList<>();
   /** Per output column: true when it comes from the probe side; and its ordinal in that side's columns. */
   private final boolean[] fromProbe;
   private final int[] ordinal;
-  /** Scratch for variable-width gathers (value starts and lengths), grown to the largest batch. */
-  private int[] starts = new int[0];
-  private int[] lengths = new int[0];
+  /** Scratch for variable-width gathers, grown to the largest batch. */
+  private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
 
   public JoinOutput(JoinSpec spec) {
     StructType left = spec.leftSchema;
@@ -68,28 +68,21 @@ public final class JoinOutput {
       int count, BufferAllocator allocator) {
     ColumnVector[] out = new ColumnVector[fields.size()];
     FieldVector[] made = new FieldVector[out.length];
-    if (starts.length < count) {
-      starts = new int[count];
-      lengths = new int[count];
-    }
     try {
       for (int c = 0; c < out.length; c++) {
         FieldVector v = fields.get(c).createVector(allocator);
         made[c] = v;
         int[] rows = fromProbe[c] ? probeRows : buildRows;
         ValueVector src = rows == null ? null : fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]);
-        if (src == null || !ArrowGather.gather(src, rows, v, count, starts, lengths)) {
+        if (src == null) {
           v.setInitialCapacity(Math.max(count, 1));
           v.allocateNew();
-          if (src != null) {
-            // copyFromSafe of lists and maps reads through the source vector's one cached FieldReader, whose
-            // position is shared state: a broadcast build side is read by several tasks at once.
-            synchronized (src) {
-              copy(src, rows, v, count);
-            }
-          }
+          v.setValueCount(count);
+        } else {
+          // A broadcast build side is read by several tasks at once: the copy takes src's monitor where it
+          // reads through src's cached reader (lists, maps).
+          ArrowCopy.gather(src, rows, count, v, scratch);
         }
-        v.setValueCount(count);
         // Wrapped once filled: the row reader checks the finished buffers once, then Spark's ColumnarToRow
         // reads each value by address instead of through Arrow's checked accessors.
         out[c] = new RowReadArrowColumnVector(v);
@@ -103,15 +96,5 @@ public final class JoinOutput {
       throw e;
     }
     return new ColumnarBatch(out, count);
-  }
-
-  private static void copy(ValueVector src, int[] rows, FieldVector dst, int count) {
-    for (int i = 0; i < count; i++) {
-      int r = rows[i];
-      // Fresh vectors start all-null; var-width holes are filled by copyFromSafe/setValueCount.
-      if (r >= 0) {
-        dst.copyFromSafe(r, i, src);
-      }
-    }
   }
 }

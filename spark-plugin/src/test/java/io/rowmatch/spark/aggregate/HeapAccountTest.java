@@ -49,9 +49,9 @@ class HeapAccountTest {
   void kernelStateBeyondTheLimitIsArrowsOutOfMemoryAndReleasesEverything() {
     try (RootAllocator root = new RootAllocator();
         BufferAllocator limited = root.newChildAllocator("task", 0, 64 * 1024)) {
-      FunctionSpec sum = KernelHarness.spec(FunctionSpec.Kind.SUM_LONG, false, false, DataTypes.LongType,
+      FunctionSpec sum = KernelHarness.spec(SumFunction.SUM_LONG, false, false, DataTypes.LongType,
           DataTypes.LongType);
-      FunctionSpec min = KernelHarness.spec(FunctionSpec.Kind.MIN_BYTES, false, false, DataTypes.StringType,
+      FunctionSpec min = KernelHarness.spec(MinMaxFunction.MIN_BYTES, false, false, DataTypes.StringType,
           DataTypes.StringType);
       for (FunctionSpec spec : List.of(sum, min)) {
         AggregateKernel kernel = spec.newKernel(limited, "UTC");
@@ -87,9 +87,9 @@ class HeapAccountTest {
   @Test
   void chargedStateTracksGrowth() {
     try (RootAllocator root = new RootAllocator()) {
-      FunctionSpec count = KernelHarness.spec(FunctionSpec.Kind.COUNT, false, false, DataTypes.LongType,
+      FunctionSpec count = KernelHarness.spec(CountFunction.COUNT, false, false, DataTypes.LongType,
           DataTypes.LongType);
-      FunctionSpec c2 = new FunctionSpec(FunctionSpec.Kind.COUNT, new int[0], false, false, false,
+      FunctionSpec c2 = new FunctionSpec(CountFunction.COUNT, new int[0], false, false, false,
           count.bufferFields, count.resultField, "count(*)");
       try (AggregateKernel k = c2.newKernel(root, "UTC")) {
         k.update(new ValueVector[0], 3, new int[] {0, 1, 2}, 3);

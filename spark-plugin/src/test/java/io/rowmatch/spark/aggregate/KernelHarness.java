@@ -23,7 +23,7 @@ final class KernelHarness {
     return new StructField(name, t, true, Metadata.empty());
   }
 
-  static FunctionSpec spec(FunctionSpec.Kind kind, boolean merge, boolean ignoreNulls, DataType result,
+  static FunctionSpec spec(FunctionKernel kind, boolean merge, boolean ignoreNulls, DataType result,
       DataType... buffers) {
     StructField[] bf = new StructField[buffers.length];
     int[] inputs = new int[merge ? buffers.length : 1];
@@ -33,7 +33,7 @@ final class KernelHarness {
     for (int i = 0; i < inputs.length; i++) {
       inputs[i] = i;
     }
-    return new FunctionSpec(kind, inputs, merge, false, ignoreNulls, bf, field("r", result), kind.name());
+    return new FunctionSpec(kind, inputs, merge, false, ignoreNulls, bf, field("r", result), kind.toString());
   }
 
   /** Feeds one batch whose row i has key keys[i]. */

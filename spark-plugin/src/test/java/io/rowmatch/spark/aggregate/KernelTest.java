@@ -44,13 +44,13 @@ class KernelTest {
     return new StructField(name, t, true, Metadata.empty());
   }
 
-  private static FunctionSpec spec(FunctionSpec.Kind kind, int[] inputs, boolean merge, boolean ansi,
+  private static FunctionSpec spec(FunctionKernel kind, int[] inputs, boolean merge, boolean ansi,
       boolean ignoreNulls, DataType result, DataType... buffers) {
     StructField[] bf = new StructField[buffers.length];
     for (int i = 0; i < bf.length; i++) {
       bf[i] = f("b" + i, buffers[i]);
     }
-    return new FunctionSpec(kind, inputs, merge, ansi, ignoreNulls, bf, f("r", result), kind.name());
+    return new FunctionSpec(kind, inputs, merge, ansi, ignoreNulls, bf, f("r", result), kind.toString());
   }
 
   private VarCharVector strings(String... values) {
@@ -101,7 +101,7 @@ class KernelTest {
 
   @Test
   void firstIgnoringNullsSettlesLateGroupsAcrossBatches() {
-    FunctionSpec s = spec(FunctionSpec.Kind.FIRST, new int[] {0}, false, false, true, DataTypes.StringType,
+    FunctionSpec s = spec(FirstFunction.FIRST, new int[] {0}, false, false, true, DataTypes.StringType,
         DataTypes.StringType, DataTypes.BooleanType);
     try (AggregateKernel k = s.newKernel(allocator, "UTC");
         VarCharVector b1 = strings(null, "x", "a", null);
@@ -124,7 +124,7 @@ class KernelTest {
 
   @Test
   void firstKeepsNullWhenNullsCountAndMergeTakesFirstSetBuffer() {
-    FunctionSpec raw = spec(FunctionSpec.Kind.FIRST, new int[] {0}, false, false, false, DataTypes.StringType,
+    FunctionSpec raw = spec(FirstFunction.FIRST, new int[] {0}, false, false, false, DataTypes.StringType,
         DataTypes.StringType, DataTypes.BooleanType);
     try (AggregateKernel k = raw.newKernel(allocator, "UTC"); VarCharVector b = strings(null, "x", "y")) {
       k.update(new ValueVector[] {b}, 3, new int[] {0, 0, 1}, 2);
@@ -133,7 +133,7 @@ class KernelTest {
         assertEquals("y", str(r, 1));
       }
     }
-    FunctionSpec merge = spec(FunctionSpec.Kind.FIRST, new int[] {0, 1}, true, false, false,
+    FunctionSpec merge = spec(FirstFunction.FIRST, new int[] {0, 1}, true, false, false,
         DataTypes.StringType, DataTypes.StringType, DataTypes.BooleanType);
     try (AggregateKernel k = merge.newKernel(allocator, "UTC");
         VarCharVector values = strings(null, "p", "q", "r");
@@ -154,7 +154,7 @@ class KernelTest {
 
   @Test
   void firstOfGlobalAggregateOverNoRowsIsUnset() {
-    FunctionSpec s = spec(FunctionSpec.Kind.FIRST, new int[] {0}, false, false, false, DataTypes.LongType,
+    FunctionSpec s = spec(FirstFunction.FIRST, new int[] {0}, false, false, false, DataTypes.LongType,
         DataTypes.LongType, DataTypes.BooleanType);
     try (AggregateKernel k = s.newKernel(allocator, "UTC")) {
       List<FieldVector> out = new ArrayList<>();
@@ -169,14 +169,14 @@ class KernelTest {
   @Test
   void sumOfLongsOverflowsUnderAnsiAndWrapsOtherwise() {
     try (BigIntVector v = longs(Long.MAX_VALUE, 1L, null)) {
-      FunctionSpec ansi = spec(FunctionSpec.Kind.SUM_LONG, new int[] {0}, false, true, false,
+      FunctionSpec ansi = spec(SumFunction.SUM_LONG, new int[] {0}, false, true, false,
           DataTypes.LongType, DataTypes.LongType);
       try (AggregateKernel k = ansi.newKernel(allocator, "UTC")) {
         ArithmeticException e = assertThrows(ArithmeticException.class,
             () -> k.update(new ValueVector[] {v}, 3, new int[] {0, 0, 0}, 1));
         assertTrue(e.getMessage().contains("ARITHMETIC_OVERFLOW"), e.getMessage());
       }
-      FunctionSpec legacy = spec(FunctionSpec.Kind.SUM_LONG, new int[] {0}, false, false, false,
+      FunctionSpec legacy = spec(SumFunction.SUM_LONG, new int[] {0}, false, false, false,
           DataTypes.LongType, DataTypes.LongType);
       try (AggregateKernel k = legacy.newKernel(allocator, "UTC")) {
         k.update(new ValueVector[] {v}, 3, new int[] {0, 0, 1}, 2);
@@ -192,9 +192,9 @@ class KernelTest {
   void minMaxOfDoublesUseSparkOrdering() {
     try (Float8Vector v = doubles(1.0, Double.NaN, -0.0, 0.0, null, -5.0)) {
       int[] groups = {0, 0, 1, 1, 2, 3};
-      FunctionSpec max = spec(FunctionSpec.Kind.MAX_DOUBLE, new int[] {0}, false, false, false,
+      FunctionSpec max = spec(MinMaxFunction.MAX_DOUBLE, new int[] {0}, false, false, false,
           DataTypes.DoubleType, DataTypes.DoubleType);
-      FunctionSpec min = spec(FunctionSpec.Kind.MIN_DOUBLE, new int[] {0}, false, false, false,
+      FunctionSpec min = spec(MinMaxFunction.MIN_DOUBLE, new int[] {0}, false, false, false,
           DataTypes.DoubleType, DataTypes.DoubleType);
       try (AggregateKernel kMax = max.newKernel(allocator, "UTC");
           AggregateKernel kMin = min.newKernel(allocator, "UTC")) {
@@ -230,7 +230,7 @@ class KernelTest {
         counts[ids[i]]++;
       }
     }
-    FunctionSpec avg = spec(FunctionSpec.Kind.AVG_DOUBLE, new int[] {0}, false, false, false,
+    FunctionSpec avg = spec(AvgFunction.AVG_DOUBLE, new int[] {0}, false, false, false,
         DataTypes.DoubleType, DataTypes.DoubleType, DataTypes.LongType);
     try (BigIntVector v = longs(values); AggregateKernel k = avg.newKernel(allocator, "UTC")) {
       k.update(new ValueVector[] {v}, n, ids, groups + 1);
@@ -245,7 +245,7 @@ class KernelTest {
 
   @Test
   void countSkipsRowsWithAnyNullInput() {
-    FunctionSpec count = spec(FunctionSpec.Kind.COUNT, new int[] {0, 1}, false, false, false,
+    FunctionSpec count = spec(CountFunction.COUNT, new int[] {0, 1}, false, false, false,
         DataTypes.LongType, DataTypes.LongType);
     try (BigIntVector a = longs(1L, null, 3L, 4L); Float8Vector b = doubles(1.0, 2.0, null, Double.NaN);
         AggregateKernel k = count.newKernel(allocator, "UTC")) {

@@ -103,7 +103,7 @@ class LastKernelTest {
     // few keys over many rows: every batch supersedes values, so the store compacts repeatedly
     for (int keys : new int[] {1, 3, 64, 5000}) {
       List<Row> rows = rows(rnd, 6000, keys);
-      FunctionSpec s = KernelHarness.spec(FunctionSpec.Kind.LAST, false, ignoreNulls, DataTypes.StringType,
+      FunctionSpec s = KernelHarness.spec(LastFunction.LAST, false, ignoreNulls, DataTypes.StringType,
           DataTypes.StringType, DataTypes.BooleanType);
       KernelHarness h = new KernelHarness();
       try (AggregateKernel k = s.newKernel(allocator, "UTC")) {
@@ -128,9 +128,9 @@ class LastKernelTest {
       int keys = 1 + rnd.nextInt(40);
       List<Row> first = rows(rnd, rnd.nextInt(300), keys);
       List<Row> second = rows(rnd, rnd.nextInt(300), keys);
-      FunctionSpec partial = KernelHarness.spec(FunctionSpec.Kind.LAST, false, ignoreNulls, DataTypes.StringType,
+      FunctionSpec partial = KernelHarness.spec(LastFunction.LAST, false, ignoreNulls, DataTypes.StringType,
           DataTypes.StringType, DataTypes.BooleanType);
-      FunctionSpec merge = KernelHarness.spec(FunctionSpec.Kind.LAST, true, ignoreNulls, DataTypes.StringType,
+      FunctionSpec merge = KernelHarness.spec(LastFunction.LAST, true, ignoreNulls, DataTypes.StringType,
           DataTypes.StringType, DataTypes.BooleanType);
       KernelHarness merged = new KernelHarness();
       try (AggregateKernel m = merge.newKernel(allocator, "UTC")) {
@@ -158,7 +158,7 @@ class LastKernelTest {
 
   @Test
   void globalAggregateOverNoRowsIsUnset() {
-    FunctionSpec s = KernelHarness.spec(FunctionSpec.Kind.LAST, false, true, DataTypes.StringType,
+    FunctionSpec s = KernelHarness.spec(LastFunction.LAST, false, true, DataTypes.StringType,
         DataTypes.StringType, DataTypes.BooleanType);
     try (AggregateKernel k = s.newKernel(allocator, "UTC")) {
       List<FieldVector> out = new ArrayList<>();

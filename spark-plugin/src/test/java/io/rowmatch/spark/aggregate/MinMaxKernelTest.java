@@ -63,10 +63,10 @@ class MinMaxKernelTest {
    * partitions' results and checks again. toVector builds a batch; normalize maps values to what
    * getObject reads back.
    */
-  private <T> void check(FunctionSpec.Kind kind, DataType type, List<int[]> keysList, List<T> values,
+  private <T> void check(FunctionKernel kind, DataType type, List<int[]> keysList, List<T> values,
       Comparator<T> order, BiFunction<BufferAllocator, List<T>, FieldVector> toVector,
       Function<T, Object> normalize, Random rnd) {
-    boolean max = kind.name().startsWith("MAX");
+    boolean max = kind.toString().startsWith("MAX");
     Map<Integer, T> expected = new HashMap<>();
     Map<Integer, Boolean> seen = new HashMap<>();
     int[] keys = keysList.get(0);
@@ -162,7 +162,7 @@ class MinMaxKernelTest {
           values.add(sb.toString());
         }
       }
-      check(max ? FunctionSpec.Kind.MAX_BYTES : FunctionSpec.Kind.MIN_BYTES, DataTypes.StringType,
+      check(max ? MinMaxFunction.MAX_BYTES : MinMaxFunction.MIN_BYTES, DataTypes.StringType,
           List.of(keys(rnd, n, distinct)), values,
           (a, b) -> compareUnsignedSlow(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)),
           TestVectors::strings, s -> s, rnd);
@@ -180,7 +180,7 @@ class MinMaxKernelTest {
       String digits = String.format("%08d", max ? i : n - i);
       values.add(digits + "x".repeat(40));
     }
-    check(max ? FunctionSpec.Kind.MAX_BYTES : FunctionSpec.Kind.MIN_BYTES, DataTypes.StringType,
+    check(max ? MinMaxFunction.MAX_BYTES : MinMaxFunction.MIN_BYTES, DataTypes.StringType,
         List.of(keys(rnd, n, 7)), values,
         (a, b) -> compareUnsignedSlow(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)),
         TestVectors::strings, s -> s, rnd);
@@ -203,7 +203,7 @@ class MinMaxKernelTest {
       }
       values.add(b);
     }
-    check(max ? FunctionSpec.Kind.MAX_BYTES : FunctionSpec.Kind.MIN_BYTES, DataTypes.BinaryType,
+    check(max ? MinMaxFunction.MAX_BYTES : MinMaxFunction.MIN_BYTES, DataTypes.BinaryType,
         List.of(keys(rnd, n, 50)), values, MinMaxKernelTest::compareUnsignedSlow, TestVectors::binaries,
         KernelHarness::normalize, rnd);
   }
@@ -217,7 +217,7 @@ class MinMaxKernelTest {
     for (int i = 0; i < n; i++) {
       values.add(rnd.nextInt(4) == 0 ? null : rnd.nextInt(10) == 0);
     }
-    check(max ? FunctionSpec.Kind.MAX_LONG : FunctionSpec.Kind.MIN_LONG, DataTypes.BooleanType,
+    check(max ? MinMaxFunction.MAX_LONG : MinMaxFunction.MIN_LONG, DataTypes.BooleanType,
         List.of(keys(rnd, n, 60)), values, Boolean::compare, TestVectors::booleans, b -> b, rnd);
   }
 
@@ -244,9 +244,9 @@ class MinMaxKernelTest {
         }
         values.add(new BigDecimal(rnd.nextBoolean() ? u.negate() : u, scale));
       }
-      FunctionSpec.Kind kind = precision <= 18
-          ? (max ? FunctionSpec.Kind.MAX_LONG : FunctionSpec.Kind.MIN_LONG)
-          : (max ? FunctionSpec.Kind.MAX_DECIMAL128 : FunctionSpec.Kind.MIN_DECIMAL128);
+      FunctionKernel kind = precision <= 18
+          ? (max ? MinMaxFunction.MAX_LONG : MinMaxFunction.MIN_LONG)
+          : (max ? MinMaxFunction.MAX_DECIMAL128 : MinMaxFunction.MIN_DECIMAL128);
       check(kind, new DecimalType(precision, scale), List.of(keys(rnd, n, 40)), values, BigDecimal::compareTo,
           (a, v) -> TestVectors.decimals(a, precision, scale, v), d -> d, rnd);
     }
