@@ -21,8 +21,10 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.First;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Partial$;
 import org.apache.spark.sql.catalyst.expressions.aggregate.PartialMerge$;
 import org.apache.spark.sql.catalyst.optimizer.NormalizeNaNAndZero;
+import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
+import org.apache.spark.sql.execution.aggregate.SortAggregateExec;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DoubleType;
@@ -36,6 +38,7 @@ import org.apache.spark.sql.types.StructType;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.spark.config.RowmatchConf;
+import io.rowmatch.spark.rules.FallbackReasons;
 import io.rowmatch.spark.types.TypeSupport;
 
 /**
@@ -62,6 +65,42 @@ public final class AggregatePlanner {
     static Decision refuse(String reason) {
       return new Decision(null, reason, List.of());
     }
+  }
+
+  /**
+   * The RowmatchHashAggregate standing for this Spark aggregate (the sort a sort aggregate needed removed,
+   * computed inputs projected below), or null when {@code plan} is not an aggregate Rowmatch runs (the
+   * reason is recorded on it). {@code orderNeeded}: some ancestor relies on this subtree's output order.
+   */
+  public static SparkPlan replace(SparkPlan plan, boolean orderNeeded, RowmatchConf conf) {
+    if (!(plan instanceof BaseAggregateExec agg) || plan instanceof RowmatchHashAggregateExec) {
+      return null;
+    }
+    boolean sortAggregate = plan instanceof SortAggregateExec;
+    if (sortAggregate && orderNeeded) {
+      FallbackReasons.record(plan, "a parent relies on the sort aggregate's output ordering", conf);
+      return null;
+    }
+    Decision d = plan(agg, conf);
+    if (d.reason != null) {
+      FallbackReasons.record(plan, d.reason, conf);
+      return null;
+    }
+    SparkPlan child = agg.child();
+    if (sortAggregate && child instanceof SortExec sort && !sort.global()) {
+      child = sort.child(); // the sort existed only to feed the sort aggregate
+    }
+    scala.collection.immutable.Seq<AggregateExpression> functions = agg.aggregateExpressions();
+    if (!d.computedInputs.isEmpty()) {
+      child = PreProjection.project(child, d.computedInputs);
+      functions = PreProjection.readComputed(functions, d.computedInputs);
+    }
+    RowmatchHashAggregateExec replaced = new RowmatchHashAggregateExec(
+        agg.requiredChildDistributionExpressions(), agg.isStreaming(), agg.numShufflePartitions(),
+        agg.groupingExpressions(), functions, agg.aggregateAttributes(),
+        agg.initialInputBufferOffset(), agg.resultExpressions(), child, d.spec, plan.nodeName());
+    replaced.copyTagsFrom(plan);
+    return replaced;
   }
 
   /** Thrown inside the planner to refuse with a reason. */

@@ -3,21 +3,16 @@ package io.rowmatch.spark.rules;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.FilterExec;
 import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
-import org.apache.spark.sql.execution.aggregate.SortAggregateExec;
 import org.apache.spark.sql.execution.exchange.Exchange;
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.spark.aggregate.AggregatePlanner;
-import io.rowmatch.spark.aggregate.PreProjection;
-import io.rowmatch.spark.aggregate.RowmatchHashAggregateExec;
 import io.rowmatch.spark.arrow.ArrowBatchConsumer;
 import io.rowmatch.spark.arrow.ArrowSettings;
 import io.rowmatch.spark.arrow.RowmatchFilterExec;
@@ -109,33 +104,7 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     if (join != null) {
       return join;
     }
-    if (!(plan instanceof BaseAggregateExec agg) || plan instanceof RowmatchHashAggregateExec) {
-      return plan;
-    }
-    boolean sortAggregate = plan instanceof SortAggregateExec;
-    if (sortAggregate && orderNeeded) {
-      FallbackReasons.record(plan, "a parent relies on the sort aggregate's output ordering", conf);
-      return plan;
-    }
-    AggregatePlanner.Decision d = AggregatePlanner.plan(agg, conf);
-    if (d.reason != null) {
-      FallbackReasons.record(plan, d.reason, conf);
-      return plan;
-    }
-    SparkPlan child = agg.child();
-    if (sortAggregate && child instanceof SortExec sort && !sort.global()) {
-      child = sort.child(); // the sort existed only to feed the sort aggregate
-    }
-    scala.collection.immutable.Seq<AggregateExpression> functions = agg.aggregateExpressions();
-    if (!d.computedInputs.isEmpty()) {
-      child = PreProjection.project(child, d.computedInputs);
-      functions = PreProjection.readComputed(functions, d.computedInputs);
-    }
-    RowmatchHashAggregateExec replaced = new RowmatchHashAggregateExec(
-        agg.requiredChildDistributionExpressions(), agg.isStreaming(), agg.numShufflePartitions(),
-        agg.groupingExpressions(), functions, agg.aggregateAttributes(),
-        agg.initialInputBufferOffset(), agg.resultExpressions(), child, d.spec, plan.nodeName());
-    replaced.copyTagsFrom(plan);
-    return replaced;
+    SparkPlan aggregate = AggregatePlanner.replace(plan, orderNeeded, conf);
+    return aggregate != null ? aggregate : plan;
   }
 }
