@@ -9,35 +9,35 @@ import org.apache.spark.sql.execution.joins.{ExistenceJoinSuite, InnerJoinSuite,
 // the prepared plans with a Rowmatch operator a full run produced when they were set.
 
 class RowmatchJoinSuite extends JoinSuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 1
+  override protected def minRowmatchPlans: Long = 120
 }
 
 class RowmatchDataFrameJoinSuite extends DataFrameJoinSuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 1
+  override protected def minRowmatchPlans: Long = 90
 }
 
 class RowmatchDataFrameAggregateSuite extends DataFrameAggregateSuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 1
+  override protected def minRowmatchPlans: Long = 800
 }
 
 class RowmatchDataFrameSetOperationsSuite extends DataFrameSetOperationsSuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 1
+  override protected def minRowmatchPlans: Long = 170
 }
 
 class RowmatchSubquerySuite extends SubquerySuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 1
+  override protected def minRowmatchPlans: Long = 350
 }
 
 class RowmatchInnerJoinSuite extends InnerJoinSuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 1
+  override protected def minRowmatchPlans: Long = 30
 }
 
 class RowmatchOuterJoinSuite extends OuterJoinSuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 1
+  override protected def minRowmatchPlans: Long = 30
 }
 
 class RowmatchExistenceJoinSuite extends ExistenceJoinSuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 1
+  override protected def minRowmatchPlans: Long = 30
 }
 
 /**
@@ -45,7 +45,7 @@ class RowmatchExistenceJoinSuite extends ExistenceJoinSuite with RowmatchSuiteCh
  * path (under sql-tests/inputs) names one of [[RowmatchSQLQueryTestSuite.Topics]].
  */
 class RowmatchSQLQueryTestSuite extends SQLQueryTestSuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 1
+  override protected def minRowmatchPlans: Long = 4500
 
   override def createScalaTestCase(testCase: TestCase): Unit =
     if (RowmatchSQLQueryTestSuite.selected(testCase.name)) super.createScalaTestCase(testCase)
