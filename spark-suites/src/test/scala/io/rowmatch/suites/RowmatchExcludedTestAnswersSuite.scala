@@ -23,7 +23,7 @@ class RowmatchExcludedTestAnswersSuite extends QueryTest with SharedSparkSession
 
   setupTestData()
 
-  override protected def minRowmatchPlans: Long = 190
+  override protected def minRowmatchPlans: Long = 120
 
   private def rowmatchNodes(plan: SparkPlan): Seq[String] =
     collectWithSubqueries(plan) { case p if p.nodeName.startsWith("Rowmatch") => p.nodeName }

@@ -85,8 +85,11 @@ trait RowmatchSuiteChecks extends SharedSparkSession {
     sys.props.get("rowmatch.suites.summary").foreach { file =>
       val p = Paths.get(file)
       Files.createDirectories(p.getParent)
-      Files.write(p, (line + "\n").getBytes(StandardCharsets.UTF_8),
-        StandardOpenOption.CREATE, StandardOpenOption.APPEND)
+      // The first suite of the run starts the file afresh.
+      val mode = if (RowmatchSuiteChecks.summaryStarted.getAndSet(true)) StandardOpenOption.APPEND
+        else StandardOpenOption.TRUNCATE_EXISTING
+      Files.write(p, (line + "\n").getBytes(StandardCharsets.UTF_8), StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE, mode)
     }
     assert(stale.isEmpty, s"excluded-tests.tsv names tests $sparkSuiteName does not have: ${stale.mkString(", ")}")
     assert(seen.plansWithRowmatch >= floor,
@@ -98,4 +101,6 @@ trait RowmatchSuiteChecks extends SharedSparkSession {
 
 object RowmatchSuiteChecks {
   val RowmatchEntry = "io.rowmatch.spark.RowmatchExtensions"
+
+  private val summaryStarted = new java.util.concurrent.atomic.AtomicBoolean()
 }
