@@ -1,0 +1,62 @@
+package io.rowmatch.suites
+
+import org.apache.spark.sql.{DataFrameAggregateSuite, DataFrameJoinSuite, DataFrameSetOperationsSuite, JoinSuite,
+  SQLQueryTestSuite, SubquerySuite}
+import org.apache.spark.sql.execution.joins.{ExistenceJoinSuite, InnerJoinSuite, OuterJoinSuite}
+
+// Spark's suites, run with the Rowmatch plugin on. Each subclass only adds RowmatchSuiteChecks (exclusions,
+// the plugin-ran floor); the tests are Spark's own, from its published test jars. The floors are about half
+// the prepared plans with a Rowmatch operator a full run produced when they were set.
+
+class RowmatchJoinSuite extends JoinSuite with RowmatchSuiteChecks {
+  override protected def minRowmatchPlans: Long = 120
+}
+
+class RowmatchDataFrameJoinSuite extends DataFrameJoinSuite with RowmatchSuiteChecks {
+  override protected def minRowmatchPlans: Long = 90
+}
+
+class RowmatchDataFrameAggregateSuite extends DataFrameAggregateSuite with RowmatchSuiteChecks {
+  override protected def minRowmatchPlans: Long = 800
+}
+
+class RowmatchDataFrameSetOperationsSuite extends DataFrameSetOperationsSuite with RowmatchSuiteChecks {
+  override protected def minRowmatchPlans: Long = 170
+}
+
+class RowmatchSubquerySuite extends SubquerySuite with RowmatchSuiteChecks {
+  override protected def minRowmatchPlans: Long = 350
+}
+
+class RowmatchInnerJoinSuite extends InnerJoinSuite with RowmatchSuiteChecks {
+  override protected def minRowmatchPlans: Long = 30
+}
+
+class RowmatchOuterJoinSuite extends OuterJoinSuite with RowmatchSuiteChecks {
+  override protected def minRowmatchPlans: Long = 30
+}
+
+class RowmatchExistenceJoinSuite extends ExistenceJoinSuite with RowmatchSuiteChecks {
+  override protected def minRowmatchPlans: Long = 30
+}
+
+/**
+ * SQLQueryTestSuite restricted to its golden files about joins, grouping and set operations: those whose
+ * path (under sql-tests/inputs) names one of [[RowmatchSQLQueryTestSuite.Topics]].
+ */
+class RowmatchSQLQueryTestSuite extends SQLQueryTestSuite with RowmatchSuiteChecks {
+  override protected def minRowmatchPlans: Long = 4500
+
+  override def createScalaTestCase(testCase: TestCase): Unit =
+    if (RowmatchSQLQueryTestSuite.selected(testCase.name)) super.createScalaTestCase(testCase)
+}
+
+object RowmatchSQLQueryTestSuite {
+  val Topics: Seq[String] =
+    Seq("join", "group-by", "aggregate", "distinct", "except", "intersect", "having", "union", "pivot", "count")
+
+  def selected(testCaseName: String): Boolean = {
+    val n = testCaseName.toLowerCase(java.util.Locale.ROOT)
+    Topics.exists(n.contains)
+  }
+}
