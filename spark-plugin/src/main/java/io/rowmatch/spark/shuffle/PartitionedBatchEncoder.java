@@ -9,6 +9,8 @@ import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.NullVector;
 import org.apache.arrow.vector.ValueVector;
+import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
@@ -45,6 +47,10 @@ public final class PartitionedBatchEncoder {
   private int[] starts = new int[0];
   private int[] cursor = new int[0];
   private long[] sizes = new long[0];
+  /** Bytes per row of the UnsafeRow the same row would be in Spark's row shuffle, before variable-length values. */
+  private final long unsafeRowFixedBytes;
+  /** The last batch's size as Spark's UnsafeRows: what vanilla's exchange reports as "data size" to AQE. */
+  private long unsafeRowBytes;
 
   public PartitionedBatchEncoder(StructType schema) {
     ShuffleFormat.requireLittleEndian();
@@ -53,6 +59,28 @@ public final class PartitionedBatchEncoder {
     this.names = schema.fieldNames();
     this.layouts = new ColumnLayout[kinds.length];
     this.nulls = new boolean[kinds.length];
+    this.unsafeRowFixedBytes = unsafeRowFixedBytes(schema);
+  }
+
+  /**
+   * An UnsafeRow is a null bitmap of 64-bit words, one 8-byte slot per field, then the variable-length
+   * values, each padded to 8 bytes. Decimals above 18 digits always take 16 bytes there, null or not
+   * (Spark's UnsafeRowWriter reserves them so the value can be updated in place).
+   */
+  static long unsafeRowFixedBytes(StructType schema) {
+    int fields = schema.fields().length;
+    long bytes = 8L * ((fields + 63) / 64) + 8L * fields;
+    for (var f : schema.fields()) {
+      if (f.dataType() instanceof DecimalType d && d.precision() > Decimal.MAX_LONG_DIGITS()) {
+        bytes += 16;
+      }
+    }
+    return bytes;
+  }
+
+  /** The last encoded batch's rows measured as Spark's UnsafeRows (bitmap, slots, padded values). */
+  public long unsafeRowBytes() {
+    return unsafeRowBytes;
   }
 
   /**
@@ -70,9 +98,11 @@ public final class PartitionedBatchEncoder {
     if (batch.numCols() != kinds.length) {
       throw new IllegalArgumentException("batch has " + batch.numCols() + " columns, the schema " + kinds.length);
     }
+    unsafeRowBytes = 0;
     if (n == 0) {
       return 0;
     }
+    unsafeRowBytes = unsafeRowFixedBytes * n;
     groupByPartition(partitionIds, n, numPartitions);
     try {
       for (int c = 0; c < kinds.length; c++) {
@@ -184,6 +214,7 @@ public final class PartitionedBatchEncoder {
           throw l.badOffsets(r, start, end, l.dataCapacity);
         }
         sizes[ids[r]] += end - start;
+        unsafeRowBytes += (end - start + 7) & ~7L;
       }
     }
   }

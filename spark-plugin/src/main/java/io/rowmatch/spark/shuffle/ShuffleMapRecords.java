@@ -2,7 +2,6 @@ package io.rowmatch.spark.shuffle;
 
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import java.util.function.LongConsumer;
 
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import scala.Product2;
@@ -14,23 +13,29 @@ import scala.Tuple2;
  * them before the next batch is read, so the input batch may be reused or closed by its producer after.
  */
 public final class ShuffleMapRecords implements Iterator<Product2<Object, byte[]>> {
+  /** Told of each batch written: its rows, and its size as Spark's UnsafeRows (the statistics AQE reads). */
+  @FunctionalInterface
+  public interface BatchWritten {
+    void accept(long rows, long unsafeRowBytes);
+  }
+
   private final Iterator<ColumnarBatch> batches;
   private final BatchPartitionIds partitionIds;
   private final int numPartitions;
   private final PartitionedBatchEncoder encoder;
-  private final LongConsumer rowsWritten;
+  private final BatchWritten written;
   private int[] pendingPartitions = new int[16];
   private byte[][] pendingRecords = new byte[16][];
   private int pendingCount;
   private int cursor;
 
   public ShuffleMapRecords(Iterator<ColumnarBatch> batches, BatchPartitionIds partitionIds, int numPartitions,
-      PartitionedBatchEncoder encoder, LongConsumer rowsWritten) {
+      PartitionedBatchEncoder encoder, BatchWritten written) {
     this.batches = batches;
     this.partitionIds = partitionIds;
     this.numPartitions = numPartitions;
     this.encoder = encoder;
-    this.rowsWritten = rowsWritten;
+    this.written = written;
   }
 
   @Override
@@ -44,7 +49,7 @@ public final class ShuffleMapRecords implements Iterator<Product2<Object, byte[]
       ColumnarBatch batch = batches.next();
       if (batch.numRows() > 0) {
         encoder.encode(batch, partitionIds.of(batch), numPartitions, this::hold);
-        rowsWritten.accept(batch.numRows());
+        written.accept(batch.numRows(), encoder.unsafeRowBytes());
       }
     }
     return true;

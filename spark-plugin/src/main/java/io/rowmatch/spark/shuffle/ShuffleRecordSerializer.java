@@ -29,16 +29,16 @@ import scala.reflect.ClassTag;
 public final class ShuffleRecordSerializer extends Serializer implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  /** Bytes written, for the exchange's "data size" metric (AQE's statistics). */
-  private final SQLMetric dataSize;
+  /** Bytes encoded, for the exchange's "encoded size" metric (before Spark's compression). */
+  private final SQLMetric encodedSize;
 
-  public ShuffleRecordSerializer(SQLMetric dataSize) {
-    this.dataSize = dataSize;
+  public ShuffleRecordSerializer(SQLMetric encodedSize) {
+    this.encodedSize = encodedSize;
   }
 
   @Override
   public SerializerInstance newInstance() {
-    return new Instance(dataSize);
+    return new Instance(encodedSize);
   }
 
   @Override
@@ -47,15 +47,15 @@ public final class ShuffleRecordSerializer extends Serializer implements Seriali
   }
 
   private static final class Instance extends SerializerInstance {
-    private final SQLMetric dataSize;
+    private final SQLMetric encodedSize;
 
-    Instance(SQLMetric dataSize) {
-      this.dataSize = dataSize;
+    Instance(SQLMetric encodedSize) {
+      this.encodedSize = encodedSize;
     }
 
     @Override
     public SerializationStream serializeStream(OutputStream out) {
-      return new Writer(out, dataSize);
+      return new Writer(out, encodedSize);
     }
 
     @Override
@@ -81,11 +81,11 @@ public final class ShuffleRecordSerializer extends Serializer implements Seriali
 
   private static final class Writer extends SerializationStream {
     private final DataOutputStream out;
-    private final SQLMetric dataSize;
+    private final SQLMetric encodedSize;
 
-    Writer(OutputStream out, SQLMetric dataSize) {
+    Writer(OutputStream out, SQLMetric encodedSize) {
       this.out = new DataOutputStream(out);
-      this.dataSize = dataSize;
+      this.encodedSize = encodedSize;
     }
 
     @Override
@@ -108,8 +108,8 @@ public final class ShuffleRecordSerializer extends Serializer implements Seriali
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-      if (dataSize != null) {
-        dataSize.add(record.length);
+      if (encodedSize != null) {
+        encodedSize.add(record.length);
       }
       return this;
     }

@@ -17,6 +17,7 @@ import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.util.ValueVectorUtility;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
@@ -33,7 +34,8 @@ import io.rowmatch.spark.arrow.RowsToArrowBatches;
 /**
  * Differential: rows split by the encoder and put back together by the decoder must be, partition by
  * partition, exactly the source rows of that partition in order (read through Spark's ArrowColumnVector
- * getters on both sides), for every flat type, many partition counts, sizes and batch sizes.
+ * getters on both sides), for every flat type, many partition counts, sizes and batch sizes. Each batch's
+ * size as UnsafeRows (the statistics AQE reads) must equal what Spark's own UnsafeProjection gives.
  */
 class ShuffleRoundTripTest {
   private static final String TZ = "America/Los_Angeles";
@@ -88,10 +90,22 @@ class ShuffleRoundTripTest {
           sum[0] += record.length;
         });
         assertEquals(sum[0], bytes, "bytes returned by encode");
+        assertEquals(unsafeRowBytes(schema, batch), encoder.unsafeRowBytes(),
+            "the batch's size as Spark's UnsafeRows (the exchange's data size)");
         out.bytes += bytes;
       }
     }
     return out;
+  }
+
+  /** What Spark's row shuffle would count as the batch's data size: each row's UnsafeRow size. */
+  private static long unsafeRowBytes(StructType schema, ColumnarBatch batch) {
+    UnsafeProjection toUnsafe = UnsafeProjection.create(schema);
+    long bytes = 0;
+    for (int r = 0; r < batch.numRows(); r++) {
+      bytes += toUnsafe.apply(batch.getRow(r)).getSizeInBytes();
+    }
+    return bytes;
   }
 
   /** Decodes one partition's records and checks rows, order and the batch sizes greedy whole-record filling gives. */

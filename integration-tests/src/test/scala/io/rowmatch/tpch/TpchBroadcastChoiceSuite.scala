@@ -1,0 +1,111 @@
+package io.rowmatch.tpch
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.optimizer.BuildSide
+import org.apache.spark.sql.execution.{ExecSubqueryExpression, SparkPlan}
+import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
+import org.apache.spark.sql.execution.exchange.ReusedExchangeExec
+import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, BroadcastNestedLoopJoinExec, CartesianProductExec, ShuffledHashJoinExec, SortMergeJoinExec}
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.rowmatch.bench.tpch.{Engine, TpchQuery}
+import io.rowmatch.spark.join.RowmatchHashJoinExec
+
+/**
+ * AQE decides broadcasts on the statistics of the query stages below a join. Rowmatch's exchanges must
+ * report what vanilla's would for the same rows, so that every TPC-H query, re-planned at runtime, broadcasts
+ * the same join sides with the plugin as without it. The broadcast threshold is scaled with the data
+ * (10 MB at SF 1 is 100 KB at SF 0.01), so it falls between the sides as it does at SF 1; the suite also
+ * checks it does split them (some joins broadcast, some shuffled), or it would prove nothing.
+ */
+class TpchBroadcastChoiceSuite extends AnyFunSuite with BeforeAndAfterAll {
+  private var spark: SparkSession = _
+  private var broadcastJoins = 0
+  private var shuffledJoins = 0
+  private var rowmatchJoins = 0
+
+  override def beforeAll(): Unit = {
+    super.beforeAll()
+    spark = TpchSuiteBase.session(Engine.ROWMATCH)
+    TpchTestData.dataset(spark).registerViews(spark)
+    spark.conf.set("spark.sql.adaptive.enabled", "true")
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", (100L * 1024).toString)
+  }
+
+  override def afterAll(): Unit = {
+    try {
+      if (spark != null) {
+        spark.stop()
+        SparkSession.clearActiveSession()
+        SparkSession.clearDefaultSession()
+      }
+    } finally {
+      super.afterAll()
+    }
+  }
+
+  /** How a join ran: broadcast (and which side) or shuffled, with its keys by name (no expression ids). */
+  private def describe(p: SparkPlan): Option[String] = {
+    def keys(l: Seq[org.apache.spark.sql.catalyst.expressions.Expression],
+        r: Seq[org.apache.spark.sql.catalyst.expressions.Expression]) =
+      l.map(_.sql).mkString(",") + "=" + r.map(_.sql).mkString(",")
+    def side(b: BuildSide) = b.toString.stripSuffix("$")
+    p match {
+      case j: BroadcastHashJoinExec => Some(s"broadcast ${side(j.buildSide)} ${keys(j.leftKeys, j.rightKeys)}")
+      case j: ShuffledHashJoinExec => Some(s"shuffled ${keys(j.leftKeys, j.rightKeys)}")
+      case j: SortMergeJoinExec => Some(s"shuffled ${keys(j.leftKeys, j.rightKeys)}")
+      case j: RowmatchHashJoinExec if j.broadcast =>
+        Some(s"broadcast ${side(j.buildSide)} ${keys(j.leftKeys, j.rightKeys)}")
+      case j: RowmatchHashJoinExec => Some(s"shuffled ${keys(j.leftKeys, j.rightKeys)}")
+      case j: BroadcastNestedLoopJoinExec => Some(s"broadcast-nested-loop ${side(j.buildSide)}")
+      case _: CartesianProductExec => Some("cartesian")
+      case _ => None
+    }
+  }
+
+  /** Every join of the final plan (AQE's stages and subqueries included), in plan order. */
+  private def joins(plan: SparkPlan): Seq[SparkPlan] = {
+    def walk(p: SparkPlan): Seq[SparkPlan] = {
+      val subqueries = p.expressions.flatMap(_.collect { case s: ExecSubqueryExpression => s.plan })
+      val below = p match {
+        case a: AdaptiveSparkPlanExec => walk(a.finalPhysicalPlan)
+        case s: QueryStageExec => walk(s.plan)
+        case _: ReusedExchangeExec => Nil // its plan is listed where it first ran
+        case other => other.children.flatMap(walk)
+      }
+      describe(p).map(_ => p).toSeq ++ below ++ subqueries.flatMap(walk)
+    }
+    walk(plan)
+  }
+
+  private def run(query: TpchQuery, rowmatch: Boolean): SparkPlan = {
+    spark.conf.set("spark.rowmatch.enabled", rowmatch.toString)
+    val statements = query.statements()
+    for (i <- 0 until statements.size() - 1) spark.sql(statements.get(i)).collect()
+    val frame = spark.sql(query.answerStatement())
+    frame.collect()
+    frame.queryExecution.executedPlan
+  }
+
+  for (number <- 1 to TpchQuery.COUNT) {
+    test(s"q$number broadcasts the same join sides with the plugin as without it") {
+      val query = TpchQuery.load(number)
+      val vanilla = joins(run(query, rowmatch = false)).flatMap(describe)
+      val rowmatch = joins(run(query, rowmatch = true))
+      val withPlugin = rowmatch.flatMap(describe)
+      assert(withPlugin == vanilla, s"q$number joins:\n  vanilla:  ${vanilla.mkString("; ")}\n" +
+        s"  rowmatch: ${withPlugin.mkString("; ")}")
+      broadcastJoins += vanilla.count(_.startsWith("broadcast "))
+      shuffledJoins += vanilla.count(_.startsWith("shuffled "))
+      val replaced = rowmatch.count(_.isInstanceOf[RowmatchHashJoinExec])
+      assert(vanilla.isEmpty || replaced > 0, s"q$number: no Rowmatch join ran: ${withPlugin.mkString("; ")}")
+      rowmatchJoins += replaced
+    }
+  }
+
+  test("the scaled threshold splits the join sides, and Rowmatch ran the joins") {
+    assert(broadcastJoins > 5 && shuffledJoins > 5, s"broadcast $broadcastJoins, shuffled $shuffledJoins")
+    assert(rowmatchJoins >= (broadcastJoins + shuffledJoins) / 2, s"$rowmatchJoins Rowmatch joins")
+  }
+}
