@@ -3,6 +3,7 @@ package io.rowmatch.spark.join;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.function.LongConsumer;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -96,7 +97,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   }
 
   /** A shuffled hash join: both sides arrive co-partitioned; the build side is hashed by this task. */
-  public static Iterator<ColumnarBatch> shuffled(JoinSpec spec, Iterator<ColumnarBatch> left,
+  public static HashJoinRunner shuffled(JoinSpec spec, Iterator<ColumnarBatch> left,
       Iterator<ColumnarBatch> right, Expression condition, List<Attribute> conditionInput, TaskContext task) {
     BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
     JoinBuildSide build;
@@ -113,15 +114,19 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
    * A broadcast hash join: the build side is hashed once per executor from the broadcast relation's rows and
    * shared by every task that probes it (see {@link BroadcastJoinTables}).
    */
-  public static Iterator<ColumnarBatch> broadcast(JoinSpec spec, Iterator<ColumnarBatch> streamed,
-      Broadcast<Object> relation, Expression condition, List<Attribute> conditionInput, TaskContext task) {
+  public static HashJoinRunner broadcast(JoinSpec spec, Iterator<ColumnarBatch> streamed,
+      Broadcast<Object> relation, Expression condition, List<Attribute> conditionInput, TaskContext task,
+      LongConsumer buildNanos) {
     BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
     // A semi/anti join without a condition only asks whether a key exists: one build row per key will do.
     // Part of the cache key, so an inner join of the same broadcast never gets the thinned table.
     boolean onePerKey = spec.probeExistence() && condition == null;
     String key = "broadcast " + relation.id() + " " + spec.buildTableKey() + (onePerKey ? " one row per key" : "");
     JoinBuildSide build = BroadcastJoinTables.acquire(key, spec, a -> {
-      return JoinBuildSide.fromRows(RowmatchBroadcastRows.rows(relation.value(), onePerKey), spec, a);
+      long start = System.nanoTime(); // only the task that builds the shared table counts the time
+      JoinBuildSide built = JoinBuildSide.fromRows(RowmatchBroadcastRows.rows(relation.value(), onePerKey), spec, a);
+      buildNanos.accept(System.nanoTime() - start);
+      return built;
     });
     // Spark's null-aware relation keeps no rows once it saw a null key; it says so by its type.
     boolean nullKey = spec.nullAwareAnti && RowmatchBroadcastRows.hasNullKey(relation.value());
@@ -129,7 +134,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
         conditionInput, task);
   }
 
-  private static Iterator<ColumnarBatch> start(JoinSpec spec, JoinBuildSide build, boolean buildNullKey,
+  private static HashJoinRunner start(JoinSpec spec, JoinBuildSide build, boolean buildNullKey,
       Runnable releaseBuild, Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
       List<Attribute> conditionInput, TaskContext task) {
     HashJoinRunner runner;
@@ -143,6 +148,11 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     }
     TaskArrowMemory.closeWithTask(task, runner);
     return runner;
+  }
+
+  /** Bytes of the build side's table and columns (the "data size of build side" metric). */
+  public long buildDataSize() {
+    return build.allocatedBytes();
   }
 
   @Override

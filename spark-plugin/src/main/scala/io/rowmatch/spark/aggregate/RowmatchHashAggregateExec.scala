@@ -13,6 +13,7 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import io.rowmatch.spark.arrow.{ArrowBatchConsumer, ArrowBatchProducer}
+import io.rowmatch.spark.metrics.OperatorTime
 
 /**
  * Columnar hash aggregation on Arrow batches, replacing Spark's Hash/ObjectHash/SortAggregateExec.
@@ -46,7 +47,9 @@ case class RowmatchHashAggregateExec(
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"),
-    "partialSkippedRows" -> SQLMetrics.createMetric(sparkContext, "partial aggregation skipped rows"))
+    "partialSkippedRows" -> SQLMetrics.createMetric(sparkContext, "partial aggregation skipped rows"),
+    // As Spark's: the time in the aggregation's loop, reading its input included.
+    "aggTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time in aggregation build"))
 
   override protected def doExecute(): RDD[InternalRow] =
     throw new IllegalStateException(s"$nodeName is columnar; Spark should have added ColumnarToRowExec")
@@ -56,8 +59,10 @@ case class RowmatchHashAggregateExec(
     val rows = longMetric("numOutputRows")
     val batches = longMetric("numOutputBatches")
     val skipped = longMetric("partialSkippedRows")
+    val aggTime = longMetric("aggTime")
     child.executeColumnar().mapPartitions { input =>
-      HashAggregateRunner.run(s, input.asJava, TaskContext.get(), (n: Long) => skipped += n).asScala.map { b =>
+      val aggregated = HashAggregateRunner.run(s, input.asJava, TaskContext.get(), (n: Long) => skipped += n)
+      OperatorTime.total(aggregated, aggTime).asScala.map { b =>
         rows += b.numRows()
         batches += 1
         b

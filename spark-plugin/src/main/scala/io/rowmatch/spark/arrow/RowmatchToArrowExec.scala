@@ -8,8 +8,11 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.{RowToColumnarTransition, SparkPlan}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.types.{StructField, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
+
+import io.rowmatch.spark.metrics.OperatorTime
 
 /**
  * Rows, or Spark columnar batches that are not Arrow, into Arrow batches for a Rowmatch operator; Arrow
@@ -29,19 +32,36 @@ case class RowmatchToArrowExec(child: SparkPlan, settings: ArrowSettings)
 
   override def supportsColumnar: Boolean = true
 
+  /** Rows and batches out, and the copy's own time (the child's excluded). */
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"),
+    "convertTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time to convert to Arrow"))
+
   override protected def doExecute(): RDD[InternalRow] =
     throw new IllegalStateException(s"$nodeName is columnar only")
 
   override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
     val schema = StructType(child.output.map(a => StructField(a.name, a.dataType, a.nullable)))
     val s = settings
+    val rows = longMetric("numOutputRows")
+    val batches = longMetric("numOutputBatches")
+    val convertTime = longMetric("convertTime")
+    def counted(time: OperatorTime, out: java.util.Iterator[ColumnarBatch]): Iterator[ColumnarBatch] =
+      time.own(out, convertTime).asScala.map { b =>
+        rows += b.numRows()
+        batches += 1
+        b
+      }
     if (child.supportsColumnar) {
-      child.executeColumnar().mapPartitions { batches =>
-        ArrowTransitions.fromColumnar(batches.asJava, schema, s, TaskContext.get()).asScala
+      child.executeColumnar().mapPartitions { input =>
+        val time = new OperatorTime
+        counted(time, ArrowTransitions.fromColumnar(time.input(input.asJava), schema, s, TaskContext.get()))
       }
     } else {
-      child.execute().mapPartitions { rows =>
-        ArrowTransitions.fromRows(rows.asJava, schema, s, TaskContext.get()).asScala
+      child.execute().mapPartitions { input =>
+        val time = new OperatorTime
+        counted(time, ArrowTransitions.fromRows(time.input(input.asJava), schema, s, TaskContext.get()))
       }
     }
   }

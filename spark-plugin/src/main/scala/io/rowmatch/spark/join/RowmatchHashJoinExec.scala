@@ -15,6 +15,7 @@ import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import io.rowmatch.spark.arrow.{ArrowBatchConsumer, ArrowBatchProducer}
+import io.rowmatch.spark.metrics.OperatorTime
 
 /**
  * Columnar hash equi-join on Arrow batches, replacing Spark's BroadcastHashJoinExec, ShuffledHashJoinExec and
@@ -66,9 +67,14 @@ case class RowmatchHashJoinExec(
   /** The broadcast build child is read through Spark's executeBroadcast, never as Arrow batches. */
   override def consumesArrow(child: Int): Boolean = !(broadcast && child == (if (spec.buildLeft) 0 else 1))
 
+  /** Spark's join metrics under Spark's names (build time includes reading the build side, as Spark's does). */
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
-    "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"))
+    "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"),
+    "buildTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time to build hash map"),
+    "probeTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time to probe")) ++
+    (if (broadcast) Map.empty
+     else Map("buildDataSize" -> SQLMetrics.createSizeMetric(sparkContext, "data size of build side")))
 
   override protected def doExecute(): RDD[InternalRow] =
     throw new IllegalStateException(s"$nodeName is columnar; Spark should have added ColumnarToRowExec")
@@ -79,7 +85,11 @@ case class RowmatchHashJoinExec(
     val condInput = (left.output ++ right.output).asJava
     val rows = longMetric("numOutputRows")
     val batches = longMetric("numOutputBatches")
-    def count(it: java.util.Iterator[ColumnarBatch]): Iterator[ColumnarBatch] = it.asScala.map { b =>
+    val buildTime = longMetric("buildTime")
+    val probeTime = longMetric("probeTime")
+    val buildDataSize = metrics.get("buildDataSize")
+    // The probe's own time: the runner's time less the streamed side's (the build already happened).
+    def probe(time: OperatorTime, it: HashJoinRunner): Iterator[ColumnarBatch] = time.own(it, probeTime).asScala.map { b =>
       rows += b.numRows()
       batches += 1
       b
@@ -88,11 +98,21 @@ case class RowmatchHashJoinExec(
       val (buildPlan, streamedPlan) = if (s.buildLeft) (left, right) else (right, left)
       val relation = buildPlan.executeBroadcast[Object]()
       streamedPlan.executeColumnar().mapPartitions { streamed =>
-        count(HashJoinRunner.broadcast(s, streamed.asJava, relation, cond, condInput, TaskContext.get()))
+        val time = new OperatorTime
+        val in = time.input(streamed.asJava)
+        // A broadcast's table is built once per executor: the task that builds it counts the time.
+        probe(time, HashJoinRunner.broadcast(s, in, relation, cond, condInput, TaskContext.get(),
+          (n: Long) => buildTime += n))
       }
     } else {
       left.executeColumnar().zipPartitions(right.executeColumnar()) { (l, r) =>
-        count(HashJoinRunner.shuffled(s, l.asJava, r.asJava, cond, condInput, TaskContext.get()))
+        val time = new OperatorTime
+        val (leftIn, rightIn) =
+          if (s.buildLeft) (l.asJava, time.input(r.asJava)) else (time.input(l.asJava), r.asJava)
+        val runner = OperatorTime.time(() => HashJoinRunner.shuffled(s, leftIn, rightIn, cond, condInput,
+          TaskContext.get()), buildTime)
+        buildDataSize.foreach(_ += runner.buildDataSize())
+        probe(time, runner)
       }
     }
   }

@@ -1,0 +1,91 @@
+package io.rowmatch.spark
+
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.functions._
+
+/**
+ * Each Rowmatch operator's SQL metrics, read from the plan that ran and checked against the work done: the
+ * exchange's data size is exactly the rows' UnsafeRow size (what vanilla reports, and AQE reads), a join's
+ * build side size grows with its rows, times are positive where work happened, and row counts are the rows.
+ */
+class OperatorMetricsSuite extends RowmatchQueryTest {
+  private def ran(df: DataFrame): Seq[SparkPlan] = {
+    df.collect()
+    executedNodes(df)
+  }
+
+  private def only(nodes: Seq[SparkPlan], name: String): Seq[SparkPlan] = {
+    val found = nodes.filter(_.nodeName == name)
+    assert(found.nonEmpty, s"no $name ran: ${nodes.map(_.nodeName).mkString(", ")}")
+    found
+  }
+
+  private def metric(nodes: Seq[SparkPlan], name: String): Long = nodes.map(_.metrics(name).value).sum
+
+  test("the Arrow shuffle reports the rows' UnsafeRow size as its data size, the encoded bytes apart") {
+    // Two longs: an 8-byte null bitmap and two 8-byte slots, 24 bytes a row. A string adds its bytes padded to 8.
+    val n = 10000
+    val longs = spark.range(n).select(col("id"), (col("id") * 7).as("v")).repartition(3, col("id"))
+      .groupBy("id").agg(sum("v"))
+    val exchanges = only(ran(longs), "RowmatchShuffleExchange")
+    val first = exchanges.filter(_.metrics("rowsWritten").value == n)
+    assert(first.size == 1, exchanges.map(_.metrics("rowsWritten").value))
+    assert(metric(first, "dataSize") == 24L * n)
+    assert(metric(first, "encodedSize") > 0)
+
+    val strings = spark.range(n).select(col("id"), concat(lit("é"), col("id").cast("string")).as("s"))
+      .repartition(2, col("id")).groupBy("id").agg(max("s"))
+    val expectedVar = (0 until n).map(i => (("é" + i).getBytes("UTF-8").length + 7) / 8 * 8L).sum
+    val withStrings = only(ran(strings), "RowmatchShuffleExchange").filter(_.metrics("rowsWritten").value == n)
+    assert(metric(withStrings, "dataSize") == 24L * n + expectedVar)
+  }
+
+  test("a shuffled hash join reports its build time, build side size and probe time") {
+    withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1", "spark.sql.join.preferSortMergeJoin" -> "true") {
+      def join(buildRows: Int): Seq[SparkPlan] = {
+        val build = spark.range(buildRows).select(col("id").as("k"), col("id").as("b"))
+        val probe = spark.range(20000).select((col("id") % buildRows).as("k"), col("id").as("p"))
+        val nodes = only(ran(probe.join(build, "k")), "RowmatchHashJoin")
+        assert(metric(nodes, "numOutputRows") == 20000)
+        assert(metric(nodes, "buildTime") > 0)
+        assert(metric(nodes, "probeTime") > 0)
+        nodes
+      }
+      val small = metric(join(100), "buildDataSize")
+      val large = metric(join(50000), "buildDataSize")
+      assert(large >= 50000L * 16, s"two long columns of 50,000 rows in $large bytes")
+      assert(large > small, s"$large bytes for 50,000 build rows, $small for 100")
+    }
+  }
+
+  test("a broadcast hash join counts the time of its one build, and no per-task build size") {
+    withConf("spark.sql.autoBroadcastJoinThreshold" -> (10L << 20).toString) {
+      val build = spark.range(1000).select(col("id").as("k"), col("id").as("b"))
+      val probe = spark.range(20000).select((col("id") % 1000).as("k"), col("id").as("p")).repartition(3)
+      val nodes = only(ran(probe.join(broadcast(build), "k")), "RowmatchHashJoin")
+      assert(metric(nodes, "numOutputRows") == 20000)
+      assert(metric(nodes, "buildTime") > 0)
+      assert(metric(nodes, "probeTime") > 0)
+      assert(!nodes.exists(_.metrics.contains("buildDataSize")))
+    }
+  }
+
+  test("an aggregation reports the time in its build and its groups as output rows") {
+    val nodes = only(ran(spark.range(30000).repartition(3).groupBy((col("id") % 777).as("g")).count()),
+      "RowmatchHashAggregate")
+    assert(metric(nodes, "aggTime") > 0)
+    val finals = nodes.filter(_.asInstanceOf[org.apache.spark.sql.execution.aggregate.BaseAggregateExec]
+      .aggregateExpressions.exists(_.mode == org.apache.spark.sql.catalyst.expressions.aggregate.Final))
+    assert(metric(finals, "numOutputRows") == 777)
+  }
+
+  test("the conversion to Arrow counts the rows it converted and its own time") {
+    val df = spark.range(5000).repartition(2).select(col("id"), (col("id") % 10).as("g"))
+      .groupBy("g").agg(sum("id"))
+    val nodes = only(ran(df), "RowmatchToArrow")
+    assert(metric(nodes, "numOutputRows") == 5000)
+    assert(metric(nodes, "numOutputBatches") >= 5000 / 64)
+    assert(metric(nodes, "convertTime") > 0)
+  }
+}
