@@ -127,13 +127,15 @@ class JoinFallbackSuite extends JoinQueryTest {
     // and the inner join must not be handed the thinned build side (it would lose 29 of every 30 rows).
     val build = spark.range(0, 3000, 1, 2).select((col("id") % 100).as("k"), col("id").as("rv"))
     val probe = spark.range(0, 2000, 1, 4).select((col("id") % 150).as("k"), col("id").as("v"))
-    for (keyed <- Seq[org.apache.spark.sql.DataFrame => org.apache.spark.sql.DataFrame](
+    // Spark's broadcast (its hash relation yields one row per key cheaply) and the Arrow broadcast (every row:
+    // one table serves the three joins).
+    for ((arrow, tables) <- Seq(false -> 2, true -> 1); keyed <- Seq[org.apache.spark.sql.DataFrame => org.apache.spark.sql.DataFrame](
       df => df, // one long key: LongHashedRelation
       df => df.withColumn("k", concat(lit("s"), col("k").cast("string"))))) { // a string key: UnsafeHashedRelation
       val b = keyed(build).hint("broadcast")
       val p = keyed(probe)
       val builds = BroadcastJoinTables.builds()
-      val rows = checkJoin(Broadcast) {
+      val rows = checkJoin(Broadcast, extraConf = Seq("spark.rowmatch.broadcast.enabled" -> arrow.toString)) {
         p.join(b, Seq("k"), "left_semi").select(col("k"), col("v"), lit(-1L).as("rv"))
           .union(p.join(b, Seq("k")).select(col("k"), col("v"), lit(0L).as("rv")))
           .union(p.join(b, Seq("k"), "left_anti").select(col("k"), col("v"), lit(-2L).as("rv")))
@@ -141,8 +143,8 @@ class JoinFallbackSuite extends JoinQueryTest {
       // Probe keys 0..149 (14 rows each below 50, 13 above), build keys 0..99: 1350 probe rows match.
       assert(rows.size == 1350 + 1350 * 30 + 650, s"semi + inner + anti rows: ${rows.size}")
       // Three broadcasts would make 3 build sides; one shared broadcast with one table for all would make 1.
-      assert(BroadcastJoinTables.builds() - builds == 2,
-        "one shared broadcast: one build side for the semi and anti joins (one row per key), one for the inner join")
+      assert(BroadcastJoinTables.builds() - builds == tables, s"arrow broadcast $arrow: one shared broadcast; with " +
+        "Spark's, one build side for the semi and anti joins (one row per key) and one for the inner join")
       assertNoArrowMemoryHeld()
     }
   }

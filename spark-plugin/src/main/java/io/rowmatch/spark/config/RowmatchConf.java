@@ -52,6 +52,11 @@ public final class RowmatchConf implements Serializable {
           + " instead of rows")
       .version("0.1.0").booleanConf().createWithDefault(true));
 
+  public static final ConfigEntry<Object> BROADCAST_ENABLED_ENTRY = setting("spark.rowmatch.broadcast.enabled", b -> b
+      .doc("the build side of a Rowmatch broadcast join is broadcast as compressed Arrow batches"
+          + " (`RowmatchBroadcastExchange`, no hash relation built on the driver) instead of Spark's hash relation")
+      .version("0.1.0").booleanConf().createWithDefault(true));
+
   public static final ConfigEntry<Object> BATCH_SIZE_ENTRY = setting("spark.rowmatch.batchSize", b -> b
       .doc("rows per Arrow batch")
       .version("0.1.0").intConf().checkValue(v -> (Integer) v > 0, "must be positive").createWithDefault(8192));
@@ -134,7 +139,7 @@ public final class RowmatchConf implements Serializable {
 
   /** Every setting users may set, in the README table's order (the test-only ones are not listed). */
   public static final List<ConfigEntry<Object>> ENTRIES = List.of(ENABLED_ENTRY, AGGREGATE_ENABLED_ENTRY,
-      DEDUP_ENABLED_ENTRY, JOIN_ENABLED_ENTRY, JOIN_REPLACE_SORT_MERGE_ENTRY, SHUFFLE_ENABLED_ENTRY,
+      DEDUP_ENABLED_ENTRY, JOIN_ENABLED_ENTRY, JOIN_REPLACE_SORT_MERGE_ENTRY, SHUFFLE_ENABLED_ENTRY, BROADCAST_ENABLED_ENTRY,
       BATCH_SIZE_ENTRY, MEMORY_LIMIT_ENTRY, EXPLAIN_FALLBACK_ENTRY, SKIP_PARTIAL_ENABLED_ENTRY,
       SKIP_PARTIAL_MIN_ROWS_ENTRY, SKIP_PARTIAL_RATIO_ENTRY);
 
@@ -145,6 +150,7 @@ public final class RowmatchConf implements Serializable {
   public static final String JOIN_ENABLED = JOIN_ENABLED_ENTRY.key();
   public static final String JOIN_REPLACE_SORT_MERGE = JOIN_REPLACE_SORT_MERGE_ENTRY.key();
   public static final String SHUFFLE_ENABLED = SHUFFLE_ENABLED_ENTRY.key();
+  public static final String BROADCAST_ENABLED = BROADCAST_ENABLED_ENTRY.key();
   public static final String BATCH_SIZE = BATCH_SIZE_ENTRY.key();
   public static final String MEMORY_LIMIT = MEMORY_LIMIT_ENTRY.key();
   public static final String EXPLAIN_FALLBACK = EXPLAIN_FALLBACK_ENTRY.key();
@@ -158,6 +164,7 @@ public final class RowmatchConf implements Serializable {
   private final boolean joinEnabled;
   private final boolean joinReplaceSortMerge;
   private final boolean shuffleEnabled;
+  private final boolean broadcastEnabled;
   private final int batchSize;
   private final long memoryLimitBytes;
   private final boolean explainFallback;
@@ -173,6 +180,7 @@ public final class RowmatchConf implements Serializable {
     this.joinEnabled = (Boolean) read(conf, JOIN_ENABLED_ENTRY);
     this.joinReplaceSortMerge = (Boolean) read(conf, JOIN_REPLACE_SORT_MERGE_ENTRY);
     this.shuffleEnabled = (Boolean) read(conf, SHUFFLE_ENABLED_ENTRY);
+    this.broadcastEnabled = (Boolean) read(conf, BROADCAST_ENABLED_ENTRY);
     this.batchSize = (Integer) read(conf, BATCH_SIZE_ENTRY);
     this.memoryLimitBytes = (Long) read(conf, MEMORY_LIMIT_ENTRY);
     this.explainFallback = (Boolean) read(conf, EXPLAIN_FALLBACK_ENTRY);
@@ -216,6 +224,8 @@ public final class RowmatchConf implements Serializable {
   public boolean joinEnabled() { return joinEnabled; }
   public boolean joinReplaceSortMerge() { return joinReplaceSortMerge; }
   public boolean shuffleEnabled() { return shuffleEnabled; }
+
+  public boolean broadcastEnabled() { return broadcastEnabled; }
   public boolean skipPartialEnabled() { return skipPartialEnabled; }
   public long skipPartialMinRows() { return skipPartialMinRows; }
   public double skipPartialRatio() { return skipPartialRatio; }

@@ -118,6 +118,17 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
       Broadcast<Object> relation, Expression condition, List<Attribute> conditionInput, TaskContext task,
       LongConsumer buildNanos) {
     BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
+    if (relation.value() instanceof ArrowBroadcast arrow) {
+      String key = "arrow broadcast " + relation.id() + " " + spec.buildTableKey();
+      JoinBuildSide build = BroadcastJoinTables.acquire(key, spec, a -> {
+        long start = System.nanoTime(); // only the task that builds the shared table counts the time
+        JoinBuildSide built = JoinBuildSide.fromRecords(arrow.records(), spec, a);
+        buildNanos.accept(System.nanoTime() - start);
+        return built;
+      });
+      return start(spec, build, false, () -> BroadcastJoinTables.release(key), streamed, allocator, condition,
+          conditionInput, task);
+    }
     // A semi/anti join without a condition only asks whether a key exists: one build row per key will do.
     // Part of the cache key, so an inner join of the same broadcast never gets the thinned table.
     boolean onePerKey = spec.probeExistence() && condition == null;

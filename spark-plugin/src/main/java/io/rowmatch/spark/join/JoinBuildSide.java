@@ -18,6 +18,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import io.rowmatch.core.table.JoinTable;
 import io.rowmatch.spark.arrow.ArrowSchemas;
 import io.rowmatch.spark.arrow.RowsToArrowBatches;
+import io.rowmatch.spark.shuffle.ShuffleBatchDecoder;
 
 /**
  * The build side of a hash join: every build row appended into one set of Arrow columns (so a build row id
@@ -82,6 +83,14 @@ public final class JoinBuildSide implements AutoCloseable {
   /** Builds from rows (a broadcast relation's rows), converted to Arrow batches first. */
   public static JoinBuildSide fromRows(Iterator<InternalRow> input, JoinSpec spec, BufferAllocator allocator) {
     try (RowsToArrowBatches batches = new RowsToArrowBatches(input, spec.buildSchema(), spec.timeZone,
+        spec.batchSize, allocator, spec.memoryLimit)) {
+      return fromBatches(batches, spec, allocator);
+    }
+  }
+
+  /** Builds from Arrow shuffle records (a Rowmatch broadcast's, see {@link ArrowBroadcast}). */
+  public static JoinBuildSide fromRecords(Iterator<byte[]> records, JoinSpec spec, BufferAllocator allocator) {
+    try (ShuffleBatchDecoder batches = new ShuffleBatchDecoder(records, spec.buildSchema(), spec.timeZone,
         spec.batchSize, allocator, spec.memoryLimit)) {
       return fromBatches(batches, spec, allocator);
     }

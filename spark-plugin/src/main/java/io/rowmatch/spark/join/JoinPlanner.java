@@ -29,8 +29,10 @@ import org.apache.spark.sql.catalyst.plans.logical.Join;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.exchange.BroadcastExchangeExec;
 import org.apache.spark.sql.execution.joins.BaseJoinExec;
 import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec;
+import org.apache.spark.sql.execution.joins.HashedRelationBroadcastMode;
 import org.apache.spark.sql.execution.joins.ShuffledHashJoinExec;
 import org.apache.spark.sql.execution.joins.SortMergeJoinExec;
 import org.apache.spark.sql.types.DataType;
@@ -43,6 +45,7 @@ import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.spark.config.RowmatchConf;
 import io.rowmatch.spark.rules.FallbackReasons;
+import io.rowmatch.spark.shuffle.ShuffleColumns;
 import io.rowmatch.spark.types.TypeSupport;
 
 /**
@@ -80,6 +83,23 @@ public final class JoinPlanner {
       FallbackReasons.record(plan, r.getMessage(), conf);
       return plan;
     }
+  }
+
+  /**
+   * Null when the broadcast under this Rowmatch join can move Arrow batches (RowmatchBroadcastExchange), else
+   * why it stays Spark's: a null-aware anti join's relation tells null keys apart by its type, and the batches
+   * are Arrow shuffle records, so their columns are the shuffle's.
+   */
+  public static String arrowBroadcastReason(RowmatchHashJoinExec join, BroadcastExchangeExec exchange,
+      RowmatchConf conf) {
+    if (!conf.broadcastEnabled()) {
+      return RowmatchConf.BROADCAST_ENABLED + "=false";
+    }
+    if (!(exchange.mode() instanceof HashedRelationBroadcastMode mode) || mode.isNullAware() || join.spec().nullAwareAnti) {
+      return "a null-aware anti join's broadcast stays Spark's hash relation (it records null keys)";
+    }
+    String columns = ShuffleColumns.unsupportedReason(exchange.child().schema());
+    return columns == null ? null : "Arrow broadcast: " + columns;
   }
 
   private static SparkPlan build(SparkPlan plan, boolean broadcast, boolean sortMerge, boolean orderNeeded,

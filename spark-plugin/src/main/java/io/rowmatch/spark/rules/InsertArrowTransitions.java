@@ -117,6 +117,9 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
     if (child.supportsColumnar()) {
       return new RowmatchToArrowExec(child, settings);
     }
+    if (child instanceof ColumnarToRowExec c2r) { // under a consumer Spark treats as row-based (a broadcast)
+      return producesArrow(c2r.child()) ? c2r.child() : new RowmatchToArrowExec(c2r.child(), settings);
+    }
     // Spark always gives a columnar consumer a columnar child; convert rows ourselves if it did not.
     return new RowmatchToArrowExec(child, settings);
   }

@@ -8,8 +8,11 @@ import org.apache.spark.sql.execution.FilterExec;
 import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.exchange.BroadcastExchangeExec;
 import org.apache.spark.sql.execution.exchange.Exchange;
+import org.apache.spark.sql.execution.exchange.RowmatchBroadcastExchangeExec;
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
+import org.apache.spark.sql.execution.joins.HashedRelationBroadcastMode;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.spark.aggregate.AggregatePlanner;
@@ -19,6 +22,7 @@ import io.rowmatch.spark.arrow.RowmatchFilterExec;
 import io.rowmatch.spark.arrow.RowmatchProjectExec;
 import io.rowmatch.spark.config.RowmatchConf;
 import io.rowmatch.spark.join.JoinPlanner;
+import io.rowmatch.spark.join.RowmatchHashJoinExec;
 import io.rowmatch.spark.shuffle.ShufflePlanner;
 
 /**
@@ -56,7 +60,7 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     boolean changed = false;
     for (int i = 0; i < children.size(); i++) {
       SparkPlan original = children.get(i);
-      SparkPlan child = consumesArrow(node, i) ? arrowInput(original, conf) : original;
+      SparkPlan child = consumesArrow(node, i) ? arrowInput(original, conf) : broadcastInput(node, original, conf);
       boolean childOrderNeeded = !node.requiredChildOrdering().apply(i).isEmpty()
           || (orderNeeded && !(node instanceof Exchange) && !(node instanceof SortExec));
       SparkPlan rewritten = rewrite(child, childOrderNeeded, conf);
@@ -91,6 +95,29 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
       RowmatchProjectExec replaced = new RowmatchProjectExec(project.projectList(), project.child());
       replaced.copyTagsFrom(project);
       return replaced;
+    }
+    return child;
+  }
+
+  /**
+   * The build side of a broadcast join: a Rowmatch join's becomes a Rowmatch broadcast (Arrow batches, no
+   * hash relation; JoinPlanner says which qualify); a vanilla join's must be Spark's, so a Rowmatch broadcast
+   * that a re-planning left under a vanilla join is given back as Spark's exchange over the same rows.
+   */
+  private static SparkPlan broadcastInput(SparkPlan node, SparkPlan child, RowmatchConf conf) {
+    if (node instanceof RowmatchHashJoinExec join && join.broadcast() && child instanceof BroadcastExchangeExec e) {
+      String why = JoinPlanner.arrowBroadcastReason(join, e, conf);
+      if (why == null) {
+        RowmatchBroadcastExchangeExec replaced =
+            new RowmatchBroadcastExchangeExec((HashedRelationBroadcastMode) e.mode(), e.child());
+        replaced.copyTagsFrom(e);
+        return replaced;
+      }
+      FallbackReasons.record(e, why, conf);
+      return child;
+    }
+    if (!(node instanceof RowmatchHashJoinExec) && RowmatchBroadcastExchangeExec.isArrowBroadcast(child)) {
+      return RowmatchBroadcastExchangeExec.vanillaBuild(child);
     }
     return child;
   }
