@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
+import org.apache.spark.sql.execution.exchange.RowmatchBroadcastExchangeExec
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.{ListenerBusDrain, SparkException}
 import org.scalatest.BeforeAndAfterAll
@@ -15,6 +16,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.rowmatch.bench.tpch.{AnswerComparator, PlanInspector, SparkResults, TpchDataset, TpchQuery}
 import io.rowmatch.spark.LogCapture
 import io.rowmatch.spark.config.RowmatchConf
+import io.rowmatch.spark.join.RowmatchHashJoinExec
 import io.rowmatch.spark.testing.TestFaults
 import io.rowmatch.tags.ClusterTest
 import io.rowmatch.tpch.{JoinStrategy, TpchTestData}
@@ -160,6 +162,13 @@ class StandaloneClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
       }
       val outputBatches = rowmatchNodes(frame).flatMap(_.metrics.get("numOutputBatches")).map(_.value).sum
       assert(outputBatches > 0, s"q$number: the Rowmatch operators report no output batch from the executors")
+      // Rowmatch broadcast joins read Arrow broadcasts, whose tables the executors build: no HashedRelation is
+      // built on the driver for them (null-aware anti joins, Spark's NOT IN, keep Spark's broadcast).
+      executedNodes(frame).collect { case j: RowmatchHashJoinExec if j.broadcast && !j.spec.nullAwareAnti => j }
+        .foreach { j =>
+          val build = if (j.spec.buildLeft) j.left else j.right
+          assert(RowmatchBroadcastExchangeExec.isArrowBroadcast(build), s"q$number: ${build.treeString}")
+        }
     }
   }
 
