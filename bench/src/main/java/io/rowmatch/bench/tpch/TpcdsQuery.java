@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * One of the 103 TPC-DS v1.4 queries (the 99, with q14, q23, q24 and q39 in their a/b variants) as Spark's
- * own TPCDSQuerySuite runs them: the texts under {@code tpcds/} in Spark's {@code spark-sql} test jar,
- * unedited (they are written in Spark's dialect). Each is one statement.
+ * own TPCDSQuerySuite runs them: the texts under {@code tpcds/} in Spark's {@code spark-sql} test jar
+ * (unpacked into the bench module's classes by the build), unedited (they are written in Spark's dialect). Each is one statement.
  */
 public record TpcdsQuery(String name, List<String> statements) implements BenchQuery {
   private static final String RESOURCES = "tpcds/";
@@ -35,7 +35,7 @@ public record TpcdsQuery(String name, List<String> statements) implements BenchQ
     try (InputStream in = TpcdsQuery.class.getClassLoader().getResourceAsStream(path)) {
       if (in == null) {
         throw new IllegalStateException("Resource " + path + " not found: is Spark's spark-sql test jar"
-            + " (org.apache.spark:spark-sql_2.13:tests) on the classpath?");
+            + " unpacked into the bench module's classes? (build the bench module)");
       }
       return new TpcdsQuery(name, List.of(new String(in.readAllBytes(), StandardCharsets.UTF_8).strip()));
     } catch (IOException e) {

@@ -12,7 +12,7 @@ import io.trino.tpcds.Table;
 import io.trino.tpcds.column.Column;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.TPCDSTables;
+import org.apache.spark.sql.TPCDSSchema;
 import org.apache.spark.sql.types.CharType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -23,10 +23,12 @@ import org.apache.spark.sql.types.VarcharType;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * The TPC-DS tables with Spark's column types: the DDL of Spark's own {@code TPCDSSchema} (in the spark-sql
- * test jar; INT keys and integers, DECIMAL(p,s) money, DATE), except that CHAR(n) and VARCHAR(n) are plain
+ * The TPC-DS tables with Spark's column types: the DDL of Spark's own {@code TPCDSSchema} (from the spark-sql
+ * test jar, unpacked by the build; INT keys and integers, DECIMAL(p,s) money, DATE), except that CHAR(n) and VARCHAR(n) are plain
  * strings: the generator's values are unpadded, and Spark's char semantics (read-side padding) apply to
  * catalog tables only, not to Parquet files read as views. Columns are matched to trino-tpcds's by name.
+ * Tables are not partitioned (Spark's schema partitions the fact tables by date key; at SF 1 that is
+ * thousands of tiny files per table, which measures file listing rather than joins).
  */
 public final class TpcdsSchema {
   /**
@@ -41,9 +43,41 @@ public final class TpcdsSchema {
 
   private TpcdsSchema() {}
 
+  /** Spark's Scala trait, implemented as Scala 2.13 compiles a class mixing it in: fields set by $init$. */
+  private static final class SparkDdl implements TPCDSSchema {
+    private scala.collection.immutable.Map<String, String> tableColumns;
+    private scala.collection.immutable.Map<String, scala.collection.immutable.Seq<String>> partitionColumns;
+
+    SparkDdl() {
+      TPCDSSchema.$init$(this);
+    }
+
+    @Override
+    public void org$apache$spark$sql$TPCDSSchema$_setter_$tableColumns_$eq(
+        scala.collection.immutable.Map<String, String> value) {
+      tableColumns = value;
+    }
+
+    @Override
+    public void org$apache$spark$sql$TPCDSSchema$_setter_$tablePartitionColumns_$eq(
+        scala.collection.immutable.Map<String, scala.collection.immutable.Seq<String>> value) {
+      partitionColumns = value;
+    }
+
+    @Override
+    public scala.collection.immutable.Map<String, String> tableColumns() {
+      return tableColumns;
+    }
+
+    @Override
+    public scala.collection.immutable.Map<String, scala.collection.immutable.Seq<String>> tablePartitionColumns() {
+      return partitionColumns;
+    }
+  }
+
   /** Every table of Spark's schema, by name (sorted, so generation order is fixed). */
   public static Map<String, StructType> tables() {
-    scala.collection.Map<String, String> ddl = new TPCDSTables(null, "", 1).tableColumns();
+    scala.collection.Map<String, String> ddl = new SparkDdl().tableColumns();
     Map<String, StructType> tables = new LinkedHashMap<>();
     for (Map.Entry<String, String> entry : new TreeMap<>(CollectionConverters.asJava(ddl)).entrySet()) {
       tables.put(entry.getKey(), sparkTypes(StructType.fromDDL(entry.getValue())));
