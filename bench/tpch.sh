@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The TPC-H runner (the project's main job): builds what it needs, then runs
-# io.rowmatch.bench.tpch.TpchBenchmark. Options: bench/tpch.sh --help
+# The benchmark runner (the project's main job): TPC-H, or TPC-DS with --suite tpcds (bench/tpcds.sh). Builds
+# what it needs, then runs io.rowmatch.bench.tpch.TpchBenchmark. Options: bench/tpch.sh --help
 #   bench/tpch.sh --sf 1 --engines vanilla,rowmatch,comet --reps 3
 set -euo pipefail
 cd "$(dirname "$0")/.."

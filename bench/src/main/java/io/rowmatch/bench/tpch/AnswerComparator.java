@@ -2,6 +2,7 @@ package io.rowmatch.bench.tpch;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -29,6 +30,110 @@ public final class AnswerComparator {
   enum Kind { TEXT, INTEGRAL, DECIMAL, FLOATING }
 
   private AnswerComparator() {}
+
+  /**
+   * Against another engine's answer (TPC-DS checks against vanilla): the rows as sorted multisets (queries
+   * whose ORDER BY ties could come in any order pass), text, dates, integers and decimals exactly, floating
+   * values to a relative {@code relativeFloatTolerance} (summation order differs between engines).
+   */
+  public static Optional<String> compareSorted(ResultTable expected, ResultTable actual, double relativeFloatTolerance) {
+    int columns = actual.columnCount();
+    if (expected.columnCount() != columns) {
+      return Optional.of("expected " + expected.columnCount() + " columns, got " + columns);
+    }
+    if (expected.rows().size() != actual.rows().size()) {
+      return Optional.of("expected " + expected.rows().size() + " rows, got " + actual.rows().size());
+    }
+    Kind[] kinds = kinds(expected, actual, columns);
+    List<List<String>> want = sortedRows(expected.rows(), kinds);
+    List<List<String>> got = sortedRows(actual.rows(), kinds);
+    BigDecimal relative = new BigDecimal(Double.toString(relativeFloatTolerance));
+    for (int r = 0; r < want.size(); r++) {
+      for (int c = 0; c < columns; c++) {
+        String w = want.get(r).get(c);
+        String g = got.get(r).get(c);
+        boolean equal = kinds[c] == Kind.FLOATING ? floatsClose(w, g, relative) : exactlyEqual(kinds[c], w, g);
+        if (!equal) {
+          return Optional.of(String.format(Locale.ROOT,
+              "sorted row %d column %d (%s): expected %s, got %s (expected row %s, got %s)",
+              r + 1, c + 1, columnName(actual, expected, c), w, g, want.get(r), got.get(r)));
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static String columnName(ResultTable actual, ResultTable expected, int c) {
+    List<String> names = !actual.names().isEmpty() ? actual.names() : expected.names();
+    return c < names.size() ? names.get(c) : "?";
+  }
+
+  /** Sorted by the exact columns first, then by every column, so floating noise rarely reorders rows. */
+  private static List<List<String>> sortedRows(List<List<String>> rows, Kind[] kinds) {
+    List<List<String>> sorted = new ArrayList<>(rows);
+    Comparator<List<String>> exact = (a, b) -> {
+      for (int c = 0; c < kinds.length; c++) {
+        if (kinds[c] != Kind.FLOATING) {
+          int cmp = compareValues(kinds[c], a.get(c), b.get(c));
+          if (cmp != 0) {
+            return cmp;
+          }
+        }
+      }
+      return 0;
+    };
+    Comparator<List<String>> floats = (a, b) -> {
+      for (int c = 0; c < kinds.length; c++) {
+        if (kinds[c] == Kind.FLOATING) {
+          int cmp = compareValues(kinds[c], a.get(c), b.get(c));
+          if (cmp != 0) {
+            return cmp;
+          }
+        }
+      }
+      return 0;
+    };
+    sorted.sort(exact.thenComparing(floats));
+    return sorted;
+  }
+
+  /** Numbers by value (decimals 1.50 and 1.5 alike), null first, otherwise as text. */
+  private static int compareValues(Kind kind, String a, String b) {
+    boolean aNull = a.equals(ResultTable.NULL);
+    boolean bNull = b.equals(ResultTable.NULL);
+    if (aNull || bNull) {
+      return Boolean.compare(!aNull, !bNull);
+    }
+    if (kind != Kind.TEXT) {
+      BigDecimal x = number(a);
+      BigDecimal y = number(b);
+      if (x != null && y != null) {
+        return x.compareTo(y);
+      }
+    }
+    return a.compareTo(b);
+  }
+
+  private static boolean exactlyEqual(Kind kind, String want, String got) {
+    if (kind == Kind.TEXT || want.equals(ResultTable.NULL) || got.equals(ResultTable.NULL)) {
+      return want.equals(got);
+    }
+    BigDecimal w = number(want);
+    BigDecimal g = number(got);
+    return w != null && g != null ? w.compareTo(g) == 0 : want.equals(got);
+  }
+
+  private static boolean floatsClose(String want, String got, BigDecimal relative) {
+    if (want.equals(got)) {
+      return true; // also NaN, Infinity and null
+    }
+    BigDecimal w = number(want);
+    BigDecimal g = number(got);
+    if (w == null || g == null) {
+      return false;
+    }
+    return w.subtract(g).abs().compareTo(w.abs().max(g.abs()).multiply(relative)) <= 0;
+  }
 
   /** Empty when the answers agree, else a description of the first difference. */
   public static Optional<String> compare(TpchQuery query, ResultTable expected, ResultTable actual) {

@@ -59,7 +59,7 @@ public final class BenchmarkReport {
     List<List<String>> rows = new ArrayList<>();
     for (QueryResult result : results) {
       List<String> row = new ArrayList<>();
-      row.add("q" + result.query());
+      row.add(result.query());
       EngineResult vanilla = result.byEngine().get(Engine.VANILLA);
       for (Engine engine : engines()) {
         EngineResult r = result.byEngine().get(engine);
@@ -147,8 +147,8 @@ public final class BenchmarkReport {
   }
 
   private String title() {
-    return String.format(Locale.ROOT, "TPC-H SF %s, %s, %d timed runs per query after 1 warm-up, median",
-        TpchDataset.scaleText(options.scaleFactor()), String.join(" vs ", engines().stream().map(Engine::id).toList()),
+    return String.format(Locale.ROOT, "%s SF %s, %s, %d timed runs per query after 1 warm-up, median",
+        options.suite().title(), TpchDataset.scaleText(options.scaleFactor()), String.join(" vs ", engines().stream().map(Engine::id).toList()),
         options.reps());
   }
 
@@ -189,8 +189,13 @@ public final class BenchmarkReport {
         "Each engine in its own JVM (-Xmx%s, local[*], spark.sql.shuffle.partitions=%d); engines interleaved"
             + " per query. Answers checked against %s. Speedup = vanilla median / engine median.%n%n",
         options.childHeap(), options.shufflePartitions(),
-        options.scaleFactor() == TpchBenchmark.REFERENCE_SCALE ? "trino-tpch's SF 0.01 reference answers"
-            : "vanilla Spark's answer"));
+        options.suite().id().equals("tpch") && options.scaleFactor() == TpchBenchmark.REFERENCE_SCALE
+            ? "trino-tpch's SF 0.01 reference answers"
+            : options.suite().id().equals("tpcds") ? "vanilla Spark's answer (rows sorted; decimals exact, doubles to"
+                + " a relative 1e-10)" : "vanilla Spark's answer"));
+    if (!options.confs().isEmpty()) {
+      md.append("Settings given with --conf (every engine): `").append(options.confs()).append("`\n\n");
+    }
     List<String> header = header();
     md.append("| ").append(String.join(" | ", header)).append(" |\n|");
     md.append(" --- |".repeat(header.size())).append('\n');
@@ -209,7 +214,7 @@ public final class BenchmarkReport {
         all.add(r.warmup());
         all.addAll(r.timed());
         for (WorkerProtocol.Reply reply : all) {
-          csv.append(String.format(Locale.ROOT, "q%d,%s,%s,%.3f,%d,%d,\"%s\"%n", result.query(), r.engine().id(),
+          csv.append(String.format(Locale.ROOT, "%s,%s,%s,%.3f,%d,%d,\"%s\"%n", result.query(), r.engine().id(),
               reply.label(), reply.millis(), reply.rows(), reply.operatorCount(),
               r.check().replace("\"", "'")));
         }
@@ -222,7 +227,7 @@ public final class BenchmarkReport {
     List<String> labels = new ArrayList<>();
     List<double[]> values = new ArrayList<>();
     for (QueryResult result : results) {
-      labels.add("q" + result.query());
+      labels.add(result.query());
       values.add(engines().stream().mapToDouble(e -> result.byEngine().get(e).medianMillis() / 1000.0).toArray());
     }
     return SvgBarChart.render(title(), "median seconds (lower is faster)", labels,

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 import org.apache.spark.sql.SparkSession;
 
@@ -35,13 +36,15 @@ public final class EngineWorker {
     System.setOut(System.err); // anything else printed must not look like a reply
     Map<String, String> options = WorkerProtocol.options(args);
     Engine engine = Engine.parse(options.get("engine"));
+    Workload suite = Workload.of(options.getOrDefault("suite", "tpch"));
+    double scaleFactor = Double.parseDouble(options.get("sf"));
     Path resultsDir = Path.of(options.get("results-dir"));
     SparkSession spark;
     try {
       spark = TpchSpark.session(engine, options.get("master"),
-          Integer.parseInt(options.get("shuffle-partitions")), Map.of());
+          Integer.parseInt(options.get("shuffle-partitions")), confs(options));
       spark.sparkContext().setLogLevel("WARN");
-      TpchDataset.read(Path.of(options.get("data-dir")), Double.parseDouble(options.get("sf"))).registerViews(spark);
+      TpchDataset.read(Path.of(options.get("data-dir")), scaleFactor, suite.marker()).registerViews(spark);
     } catch (RuntimeException | Error e) {
       protocol.println(WorkerProtocol.FAILED + " " + WorkerProtocol.clean(describe(e)));
       protocol.flush();
@@ -51,7 +54,7 @@ public final class EngineWorker {
     }
     protocol.println(WorkerProtocol.READY + " " + engine.id());
     protocol.flush();
-    Map<Integer, ResultTable> firstAnswers = new HashMap<>();
+    Map<String, ResultTable> firstAnswers = new HashMap<>();
     BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     for (String line = commands.readLine(); line != null; line = commands.readLine()) {
       String[] words = line.strip().split(" ");
@@ -63,10 +66,10 @@ public final class EngineWorker {
         protocol.flush();
         continue;
       }
-      int number = Integer.parseInt(words[1]);
+      String number = words[1];
       WorkerProtocol.Reply reply;
       try {
-        reply = runOnce(spark, engine, TpchQuery.load(number), words[2], resultsDir, firstAnswers);
+        reply = runOnce(spark, engine, suite, suite.query(number, scaleFactor), words[2], resultsDir, firstAnswers);
       } catch (RuntimeException | Error e) { // one bad query must not take the engine's other queries down
         e.printStackTrace();
         reply = WorkerProtocol.Reply.error(number, words[2], describe(e));
@@ -77,32 +80,43 @@ public final class EngineWorker {
     spark.stop();
   }
 
-  private static WorkerProtocol.Reply runOnce(SparkSession spark, Engine engine, TpchQuery query, String label,
-      Path resultsDir, Map<Integer, ResultTable> firstAnswers) {
+  /** The --conf settings the parent passed on. */
+  static Map<String, String> confs(Map<String, String> options) {
+    Map<String, String> confs = new TreeMap<>();
+    options.forEach((key, value) -> {
+      if (key.startsWith(WorkerProtocol.CONF_PREFIX)) {
+        confs.put(key.substring(WorkerProtocol.CONF_PREFIX.length()), value);
+      }
+    });
+    return confs;
+  }
+
+  private static WorkerProtocol.Reply runOnce(SparkSession spark, Engine engine, Workload suite, BenchQuery query,
+      String label, Path resultsDir, Map<String, ResultTable> firstAnswers) {
     System.err.printf(Locale.ROOT, "=== %s %s %s%n", engine.id(), query.name(), label);
     QueryRun run;
     try {
       run = QueryRun.execute(spark, query, engine.operatorPrefix());
     } catch (Exception e) { // Spark's AnalysisException/ParseException are checked exceptions to Java
       e.printStackTrace();
-      return WorkerProtocol.Reply.error(query.number(), label, describe(e));
+      return WorkerProtocol.Reply.error(query.name(), label, describe(e));
     }
     String consistency = "first";
-    ResultTable first = firstAnswers.get(query.number());
+    ResultTable first = firstAnswers.get(query.name());
     try {
       if (first == null) {
-        firstAnswers.put(query.number(), run.answer());
+        firstAnswers.put(query.name(), run.answer());
         save(resultsDir.resolve("answers").resolve(engine.id()).resolve(query.name() + ".result"),
             run.answer().format());
         save(resultsDir.resolve("plans").resolve(engine.id()).resolve(query.name() + ".txt"), run.plan());
       } else {
-        Optional<String> difference = AnswerComparator.compare(query, first, run.answer());
+        Optional<String> difference = suite.compare(query, first, run.answer());
         consistency = difference.map(d -> "differs from this engine's first run: " + d).orElse("same");
       }
     } catch (IOException | RuntimeException e) {
       consistency = "cannot save or compare: " + describe(e);
     }
-    return new WorkerProtocol.Reply(query.number(), label, run.millis(), run.answer().rows().size(),
+    return new WorkerProtocol.Reply(query.name(), label, run.millis(), run.answer().rows().size(),
         run.inspection().operatorCount(), run.inspection().operatorSummary(),
         String.join(" ; ", run.inspection().fallbackReasons()), consistency, "");
   }

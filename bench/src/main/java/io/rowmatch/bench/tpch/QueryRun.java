@@ -9,14 +9,14 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.SparkPlan;
 
 /**
- * One execution of a TPC-H query on a session: its wall time (all statements, answer collected to the
+ * One execution of a benchmark query on a session: its wall time (all statements, answer collected to the
  * driver), its answer as text, and what ran: the engine's operators and fallback reasons ({@code inspection}),
  * every operator by name ({@code operators}, e.g. the join strategy) and the final plan's text.
  */
-public record QueryRun(TpchQuery query, double millis, ResultTable answer, PlanInspector.Inspection inspection,
+public record QueryRun(BenchQuery query, double millis, ResultTable answer, PlanInspector.Inspection inspection,
     Map<String, Integer> operators, String plan) {
 
-  public static QueryRun execute(SparkSession spark, TpchQuery query, String operatorPrefix) {
+  public static QueryRun execute(SparkSession spark, BenchQuery query, String operatorPrefix) {
     long start = System.nanoTime();
     List<String> statements = query.statements();
     for (String setup : statements.subList(0, statements.size() - 1)) {

@@ -20,14 +20,15 @@ import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The TPC-H runner (the project's main job; see {@link BenchmarkOptions#USAGE}). It generates the data
- * once, starts one worker JVM per engine, runs each query warm (one warm-up, then the timed runs) with
- * the engines interleaved, checks every answer (against trino-tpch's reference at SF 0.01, against
- * vanilla Spark at other scale factors), and writes a report (console, Markdown, SVG) into a results folder.
+ * The benchmark runner (the project's main job; see {@link BenchmarkOptions#USAGE}) for TPC-H and TPC-DS
+ * ({@link Workload}). It generates the data once, starts one worker JVM per engine, runs each query warm
+ * (one warm-up, then the timed runs) with the engines interleaved, checks every answer (against an external
+ * reference where the suite has one, TPC-H at SF 0.01, else against vanilla Spark), and writes a report
+ * (console, Markdown, SVG, CSV) with answers and plans into a results folder.
  */
 public final class TpchBenchmark {
   /** Scale factor of trino-tpch's reference answers. */
-  static final double REFERENCE_SCALE = 0.01;
+  static final double REFERENCE_SCALE = TpchWorkload.REFERENCE_SCALE;
 
   private TpchBenchmark() {}
 
@@ -59,7 +60,8 @@ public final class TpchBenchmark {
     }
     TpchDataset data = ensureData(options, out);
     String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT));
-    Path resultsDir = options.resultsDir().resolve("tpch-sf" + TpchDataset.scaleText(options.scaleFactor()) + "-" + stamp);
+    Path resultsDir = options.resultsDir().resolve(
+        options.suite().id() + "-sf" + TpchDataset.scaleText(options.scaleFactor()) + "-" + stamp);
     Files.createDirectories(resultsDir);
     out.println("Results: " + resultsDir);
 
@@ -77,7 +79,7 @@ public final class TpchBenchmark {
         workers.put(engine, worker);
       }
       int done = 0;
-      for (int query : options.queries()) {
+      for (String query : options.queries()) {
         results.add(runQuery(query, options, workers, resultsDir, out));
         done++;
         out.printf(Locale.ROOT, "  [%d/%d queries done]%n", done, options.queries().size());
@@ -100,32 +102,33 @@ public final class TpchBenchmark {
   }
 
   private static TpchDataset ensureData(BenchmarkOptions options, PrintStream out) {
+    Workload suite = options.suite();
     Path dir = options.dataDir().resolve(TpchDataset.directoryName(options.scaleFactor()));
-    if (Files.isRegularFile(dir.resolve(TpchDataGenerator.MARKER))) {
-      return TpchDataGenerator.ensure(null, options.dataDir(), options.scaleFactor(), out); // no Spark needed
+    if (Files.isRegularFile(dir.resolve(suite.marker()))) {
+      return suite.ensureData(null, options.dataDir(), options.scaleFactor(), out); // no Spark needed
     }
     SparkSession spark = TpchSpark.session(Engine.VANILLA, "local[*]", options.shufflePartitions(), Map.of());
     try {
-      return TpchDataGenerator.ensure(spark, options.dataDir(), options.scaleFactor(), out);
+      return suite.ensureData(spark, options.dataDir(), options.scaleFactor(), out);
     } finally {
       spark.stop();
     }
   }
 
-  private static QueryResult runQuery(int number, BenchmarkOptions options, Map<Engine, WorkerProcess> workers,
+  private static QueryResult runQuery(String number, BenchmarkOptions options, Map<Engine, WorkerProcess> workers,
       Path resultsDir, PrintStream out) throws IOException {
-    TpchQuery query = TpchQuery.load(number);
+    BenchQuery query = options.suite().query(number, options.scaleFactor());
     Map<Engine, WorkerProtocol.Reply> warmups = new EnumMap<>(Engine.class);
     Map<Engine, List<WorkerProtocol.Reply>> timed = new EnumMap<>(Engine.class);
     for (WorkerProcess worker : workers.values()) {
       WorkerProtocol.Reply reply = worker.run(number, "warmup");
       warmups.put(worker.engine(), reply);
       timed.put(worker.engine(), new ArrayList<>());
-      out.printf(Locale.ROOT, "%-4s %-8s warm-up %s%n", query.name(), worker.engine().id(), progressText(reply));
+      out.printf(Locale.ROOT, "%-5s %-8s warm-up %s%n", query.name(), worker.engine().id(), progressText(reply));
     }
     List<WorkerProcess> order = new ArrayList<>(workers.values());
     for (int rep = 1; rep <= options.reps(); rep++) {
-      StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-4s rep %d/%d:", query.name(), rep, options.reps()));
+      StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-5s rep %d/%d:", query.name(), rep, options.reps()));
       for (WorkerProcess worker : order) {
         WorkerProtocol.Reply reply = worker.run(number, "rep" + rep);
         timed.get(worker.engine()).add(reply);
@@ -141,10 +144,10 @@ public final class TpchBenchmark {
       String check = check(query, engine, warmups, timed.get(engine), options, resultsDir);
       byEngine.put(engine, new EngineResult(engine, warmups.get(engine), timed.get(engine), check));
       if (!check.startsWith("ok") && !check.startsWith("anchor")) {
-        out.printf(Locale.ROOT, "%-4s %-8s answer: %s%n", query.name(), engine.id(), check);
+        out.printf(Locale.ROOT, "%-5s %-8s answer: %s%n", query.name(), engine.id(), check);
       }
     }
-    return new QueryResult(number, byEngine);
+    return new QueryResult(query.name(), byEngine);
   }
 
   private static String progressText(WorkerProtocol.Reply reply) {
@@ -152,7 +155,7 @@ public final class TpchBenchmark {
   }
 
   /** The verdict on one engine's answer to one query. */
-  private static String check(TpchQuery query, Engine engine, Map<Engine, WorkerProtocol.Reply> warmups,
+  private static String check(BenchQuery query, Engine engine, Map<Engine, WorkerProtocol.Reply> warmups,
       List<WorkerProtocol.Reply> timed, BenchmarkOptions options, Path resultsDir) throws IOException {
     WorkerProtocol.Reply warmup = warmups.get(engine);
     if (warmup.failed()) {
@@ -167,8 +170,10 @@ public final class TpchBenchmark {
       }
     }
     ResultTable actual = readAnswer(resultsDir, engine, query);
-    if (options.scaleFactor() == REFERENCE_SCALE) {
-      return AnswerComparator.compare(query, query.reference(), actual)
+    Workload suite = options.suite();
+    Optional<ResultTable> reference = suite.reference(query, options.scaleFactor());
+    if (reference.isPresent()) {
+      return suite.compare(query, reference.get(), actual)
           .map(d -> "WRONG vs reference: " + d).orElse("ok (reference)");
     }
     if (engine == Engine.VANILLA) {
@@ -178,11 +183,11 @@ public final class TpchBenchmark {
     if (vanilla == null || vanilla.failed()) {
       return "unchecked (no vanilla answer to compare with)";
     }
-    Optional<String> difference = AnswerComparator.compare(query, readAnswer(resultsDir, Engine.VANILLA, query), actual);
+    Optional<String> difference = suite.compare(query, readAnswer(resultsDir, Engine.VANILLA, query), actual);
     return difference.map(d -> "WRONG vs vanilla: " + d).orElse("ok (= vanilla)");
   }
 
-  private static ResultTable readAnswer(Path resultsDir, Engine engine, TpchQuery query) throws IOException {
+  private static ResultTable readAnswer(Path resultsDir, Engine engine, BenchQuery query) throws IOException {
     Path file = resultsDir.resolve("answers").resolve(engine.id()).resolve(query.name() + ".result");
     return ResultTable.parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
   }

@@ -134,7 +134,7 @@ public final class TpchDataGenerator {
   }
 
   /** Counts a chunk's rows and reports them once, when the chunk is exhausted (accumulators are per task). */
-  private static final class CountingIterator implements Iterator<Row> {
+  static final class CountingIterator implements Iterator<Row> {
     private final Iterator<Row> rows;
     private final LongAccumulator rowCount;
     private final LongAccumulator chunksDone;
@@ -166,7 +166,7 @@ public final class TpchDataGenerator {
   }
 
   /** Prints the finished chunks of the table being written every few seconds. */
-  private static final class ProgressTicker implements AutoCloseable {
+  static final class ProgressTicker implements AutoCloseable {
     private final Thread thread;
 
     ProgressTicker(PrintStream out, String table, int chunks, LongAccumulator rows, LongAccumulator done) {
@@ -180,7 +180,7 @@ public final class TpchDataGenerator {
         } catch (InterruptedException stop) {
           Thread.currentThread().interrupt();
         }
-      }, "tpch-progress-" + table);
+      }, "data-progress-" + table);
       thread.setDaemon(true);
       thread.start();
     }
@@ -191,7 +191,7 @@ public final class TpchDataGenerator {
     }
   }
 
-  private static void write(Path file, String text) {
+  static void write(Path file, String text) {
     try {
       Files.writeString(file, text, StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -208,7 +208,7 @@ public final class TpchDataGenerator {
         Files.delete(path);
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot delete the partial TPC-H data in " + dir, e);
+      throw new UncheckedIOException("Cannot delete the partial data in " + dir, e);
     }
   }
 }

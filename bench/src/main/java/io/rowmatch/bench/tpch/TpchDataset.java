@@ -10,19 +10,17 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
-import io.trino.tpch.TpchTable;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * A generated TPC-H data set on disk: one Parquet directory per table under {@code dir}, plus the
- * marker that records row counts and how long generation took.
+ * A generated data set (TPC-H or TPC-DS) on disk: one Parquet directory per table under {@code dir}, plus
+ * the marker that records the tables, their row counts and how long generation took.
  */
 public record TpchDataset(Path dir, double scaleFactor, Map<String, Long> rowCounts, double generationSeconds) {
 
   /** Registers every table as a temporary view named as in the queries (lineitem, orders, ...). */
   public void registerViews(SparkSession spark) {
-    for (TpchTable<?> table : TpchTable.getTables()) {
-      String name = table.getTableName();
+    for (String name : rowCounts.keySet()) {
       spark.read().parquet(dir.resolve(name).toString()).createOrReplaceTempView(name);
     }
   }
@@ -44,7 +42,11 @@ public record TpchDataset(Path dir, double scaleFactor, Map<String, Long> rowCou
   }
 
   static TpchDataset read(Path dir, double scaleFactor) {
-    Path marker = dir.resolve(TpchDataGenerator.MARKER);
+    return read(dir, scaleFactor, TpchDataGenerator.MARKER);
+  }
+
+  static TpchDataset read(Path dir, double scaleFactor, String markerName) {
+    Path marker = dir.resolve(markerName);
     try {
       double seconds = Double.NaN;
       Map<String, Long> counts = new LinkedHashMap<>();
@@ -61,7 +63,7 @@ public record TpchDataset(Path dir, double scaleFactor, Map<String, Long> rowCou
       }
       return new TpchDataset(dir, scaleFactor, counts, seconds);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read the TPC-H marker " + marker, e);
+      throw new UncheckedIOException("Cannot read the data set marker " + marker, e);
     }
   }
 }

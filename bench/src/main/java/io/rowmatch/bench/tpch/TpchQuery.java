@@ -16,27 +16,30 @@ import java.util.regex.Pattern;
  * gives the answer), with what answer checking needs: the output columns of the final ORDER BY and the
  * LIMIT.
  */
-public record TpchQuery(int number, List<String> statements, List<String> orderBy, int limit) {
+public record TpchQuery(int number, List<String> statements, List<String> orderBy, int limit) implements BenchQuery {
   public static final int COUNT = 22;
   public static final int NO_LIMIT = -1;
   private static final String RESOURCES = "io/trino/tpch/queries/";
   private static final Pattern ORDER_BY = Pattern.compile("(?i)\\bORDER\\s+BY\\b");
   private static final Pattern LIMIT = Pattern.compile("(?is)\\bLIMIT\\s+(\\d+)\\s*$");
 
+  @Override
   public String name() {
     return "q" + number;
   }
 
-  /** The statement whose rows are the answer. */
-  public String answerStatement() {
-    return statements.get(statements.size() - 1);
+  /** The query as published (its substitution parameters those of SF 1, as the reference answers use). */
+  public static TpchQuery load(int number) {
+    return load(number, 1);
   }
 
-  public static TpchQuery load(int number) {
+  /** The query for a run at {@code scaleFactor}: parameters that the specification scales are scaled. */
+  public static TpchQuery load(int number, double scaleFactor) {
     if (number < 1 || number > COUNT) {
       throw new IllegalArgumentException("TPC-H has queries 1 to 22, not " + number);
     }
-    String spark = SparkDialect.apply(number, withoutComments(resource("q" + number + ".sql")));
+    String spark = SparkDialect.scaled(number, SparkDialect.apply(number, withoutComments(resource("q" + number + ".sql"))),
+        scaleFactor);
     List<String> statements = new ArrayList<>();
     for (String statement : spark.split(";")) {
       if (!statement.isBlank()) {

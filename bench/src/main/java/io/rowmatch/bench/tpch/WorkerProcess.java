@@ -42,13 +42,8 @@ public final class WorkerProcess implements AutoCloseable {
     for (Path jar : extraJars) {
       classpath.append(java.io.File.pathSeparator).append(jar.toAbsolutePath());
     }
-    command.addAll(Arrays.asList("-cp", classpath.toString(), EngineWorker.class.getName(),
-        "--engine", engine.id(),
-        "--master", "local[*]",
-        "--shuffle-partitions", Integer.toString(options.shufflePartitions()),
-        "--data-dir", data.dir().toAbsolutePath().toString(),
-        "--sf", Double.toString(data.scaleFactor()),
-        "--results-dir", resultsDir.toAbsolutePath().toString()));
+    command.addAll(Arrays.asList("-cp", classpath.toString(), EngineWorker.class.getName()));
+    command.addAll(workerArguments(engine, options, data, resultsDir));
     Path log = resultsDir.resolve("logs").resolve(engine.id() + ".log");
     try {
       Files.createDirectories(log.getParent());
@@ -61,6 +56,23 @@ public final class WorkerProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot start the " + engine.id() + " worker JVM", e);
     }
+  }
+
+  /** The arguments of {@link EngineWorker#main} (read back by {@link WorkerProtocol#options}). */
+  static List<String> workerArguments(Engine engine, BenchmarkOptions options, TpchDataset data, Path resultsDir) {
+    List<String> arguments = new ArrayList<>(Arrays.asList(
+        "--suite", options.suite().id(),
+        "--engine", engine.id(),
+        "--master", "local[*]",
+        "--shuffle-partitions", Integer.toString(options.shufflePartitions()),
+        "--data-dir", data.dir().toAbsolutePath().toString(),
+        "--sf", Double.toString(data.scaleFactor()),
+        "--results-dir", resultsDir.toAbsolutePath().toString()));
+    options.confs().forEach((key, value) -> {
+      arguments.add("--" + WorkerProtocol.CONF_PREFIX + key);
+      arguments.add(value);
+    });
+    return arguments;
   }
 
   public Engine engine() {
@@ -81,7 +93,7 @@ public final class WorkerProcess implements AutoCloseable {
     }
   }
 
-  public WorkerProtocol.Reply run(int query, String label) {
+  public WorkerProtocol.Reply run(String query, String label) {
     if (failure != null) {
       return WorkerProtocol.Reply.error(query, label, failure);
     }
@@ -90,7 +102,7 @@ public final class WorkerProcess implements AutoCloseable {
       commands.flush();
       String line = nextProtocolLine();
       if (line == null) {
-        failure = "the " + engine.id() + " JVM died during q" + query + " (" + label + "); see " + log;
+        failure = "the " + engine.id() + " JVM died during " + query + " (" + label + "); see " + log;
         return WorkerProtocol.Reply.error(query, label, failure);
       }
       if (line.startsWith(WorkerProtocol.FAILED)) {

@@ -17,10 +17,10 @@ public final class WorkerProtocol {
    * A worker's report of one run. {@code error} is empty when the query ran; {@code consistency} says how
    * the answer compares with the same engine's first run of the query ("first", "same", or the difference).
    */
-  public record Reply(int query, String label, double millis, int rows, int operatorCount, String operators,
+  public record Reply(String query, String label, double millis, int rows, int operatorCount, String operators,
       String fallbackReasons, String consistency, String error) {
 
-    static Reply error(int query, String label, String error) {
+    static Reply error(String query, String label, String error) {
       return new Reply(query, label, Double.NaN, 0, 0, "-", "", "", error);
     }
 
@@ -29,7 +29,7 @@ public final class WorkerProtocol {
     }
 
     public String toLine() {
-      return String.join("\t", RESULT, Integer.toString(query), clean(label),
+      return String.join("\t", RESULT, clean(query), clean(label),
           String.format(Locale.ROOT, "%.3f", millis), Integer.toString(rows), Integer.toString(operatorCount),
           clean(operators), clean(fallbackReasons), clean(consistency), clean(error));
     }
@@ -39,7 +39,7 @@ public final class WorkerProtocol {
       if (f.length != FIELDS || !f[0].equals(RESULT)) {
         throw new IllegalArgumentException("Not a worker reply: " + line);
       }
-      return new Reply(Integer.parseInt(f[1]), f[2], Double.parseDouble(f[3]), Integer.parseInt(f[4]),
+      return new Reply(f[1], f[2], Double.parseDouble(f[3]), Integer.parseInt(f[4]),
           Integer.parseInt(f[5]), f[6], f[7], f[8], f[9]);
     }
   }
@@ -48,6 +48,9 @@ public final class WorkerProtocol {
   static String clean(String text) {
     return text.replace('\t', ' ').replace('\r', ' ').replace('\n', ' ');
   }
+
+  /** Prefix of the worker options that carry --conf settings ("--conf.spark.x value"). */
+  static final String CONF_PREFIX = "conf.";
 
   /** "--key value" pairs. */
   static Map<String, String> options(String[] args) {

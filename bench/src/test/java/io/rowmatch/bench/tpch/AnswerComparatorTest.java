@@ -22,6 +22,40 @@ class AnswerComparatorTest {
         table(types, names, actual));
   }
 
+  private static Optional<String> sorted(List<String> types, List<List<String>> expected, List<List<String>> actual) {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < types.size(); i++) {
+      names.add("c" + i);
+    }
+    return AnswerComparator.compareSorted(table(types, names, expected), table(types, names, actual), 1e-10);
+  }
+
+  /** TPC-DS against vanilla: sorted rows, decimals exact, doubles to ~10 significant digits. */
+  @Test
+  void sortedComparisonIgnoresRowOrderKeepsDecimalsExactAndDoublesClose() {
+    List<String> types = List.of("string", "decimal(17,2)", "double", "int");
+    List<List<String>> want = List.of(List.of("b", "1.50", "0.1234567890123", "1"),
+        List.of("a", "2.00", "1000000", "null"), List.of("a", "2.00", "999", "null"));
+    // the same rows in another order, doubles differing in the 13th digit, 1.5 printed with another scale
+    List<List<String>> got = List.of(List.of("a", "2.00", "999.0000000000001", "null"),
+        List.of("b", "1.5", "0.1234567890124", "1"), List.of("a", "2", "1000000.0000001", "null"));
+    assertEquals(Optional.empty(), sorted(types, want, got));
+    // a decimal one cent off, a double off in the 9th digit, an integer, a text, a null: all differences
+    assertTrue(sorted(types, want, List.of(want.get(0), want.get(1), List.of("a", "2.01", "999", "null"))).isPresent());
+    assertTrue(sorted(types, want, List.of(want.get(0), want.get(1), List.of("a", "2.00", "999.000001", "null")))
+        .isPresent());
+    assertTrue(sorted(types, want, List.of(List.of("b", "1.50", "0.1234567890123", "2"), want.get(1), want.get(2)))
+        .isPresent());
+    assertTrue(sorted(types, want, List.of(List.of("c", "1.50", "0.1234567890123", "1"), want.get(1), want.get(2)))
+        .isPresent());
+    assertTrue(sorted(types, want, List.of(want.get(0), List.of("a", "2.00", "1000000", "0"), want.get(2))).isPresent());
+    // multisets: a duplicated row is not the same answer as two distinct rows
+    assertTrue(sorted(types, want, List.of(want.get(0), want.get(1), want.get(1))).isPresent());
+    assertTrue(sorted(types, want, want.subList(0, 2)).isPresent());
+    assertEquals(Optional.empty(), sorted(List.of("double"), List.of(List.of("NaN"), List.of("null")),
+        List.of(List.of("null"), List.of("NaN"))));
+  }
+
   @Test
   void decimalsAgreeToThePrintedPrecision() {
     List<String> types = List.of("decimal(19,6)");

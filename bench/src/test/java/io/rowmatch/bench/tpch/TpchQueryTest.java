@@ -41,6 +41,26 @@ class TpchQueryTest {
     assertEquals(TpchQuery.NO_LIMIT, TpchQuery.load(1).limit());
   }
 
+  /** TPC-H 2.4.11.3: FRACTION = 0.0001 / SF (at SF 10 the published 0.0001 leaves Q11 without rows). */
+  @Test
+  void q11FractionScalesWithTheScaleFactor() {
+    assertTrue(TpchQuery.load(11, 10).answerStatement().contains("* 0.00001\n"));
+    assertTrue(TpchQuery.load(11, 100).answerStatement().contains("* 0.000001\n"));
+    assertTrue(TpchQuery.load(11, 3).answerStatement().contains("* 0.00003333333333\n"));
+    for (double sf : new double[] {0.01, 0.1, 1}) {
+      // At SF <= 1 the published value: 0.0001 / 1 at SF 1; below, trino-tpch's SF 0.01 references use it.
+      assertEquals(TpchQuery.load(11).answerStatement(), TpchQuery.load(11, sf).answerStatement(), "SF " + sf);
+      assertTrue(TpchQuery.load(11, sf).answerStatement().contains("* 0.0001\n"));
+    }
+    for (int q = 1; q <= TpchQuery.COUNT; q++) {
+      if (q != 11) {
+        assertEquals(TpchQuery.load(q).statements(), TpchQuery.load(q, 10).statements(), "Q" + q + " has no scaled parameter");
+      }
+    }
+    assertThrows(IllegalStateException.class, () -> SparkDialect.scaled(11, "SELECT 1", 10));
+    assertEquals(0, new java.math.BigDecimal("0.00001").compareTo(SparkDialect.q11Fraction(10)));
+  }
+
   @Test
   void anEditThatNoLongerAppliesFailsLoudly() {
     assertThrows(IllegalStateException.class, () -> SparkDialect.apply(6, "SELECT 1"));

@@ -1,0 +1,147 @@
+package io.rowmatch.tpcds
+
+import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Path}
+import scala.io.Source
+import scala.jdk.CollectionConverters._
+import scala.util.{Failure, Success, Try}
+
+import org.apache.spark.SparkThrowable
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+
+import io.rowmatch.bench.tpch.{PlanInspector, TpcdsDataGenerator, TpcdsQuery, TpcdsWorkload, TpchDataset}
+import io.rowmatch.spark.{RowComparison, RowmatchQueryTest}
+
+/**
+ * The 103 TPC-DS queries (Spark's own texts, trino-tpcds data at SF 0.01, Spark's types) with the plugin
+ * off and on in one session: every answer must equal vanilla Spark's (RowComparison: rows as multisets,
+ * doubles to a relative 1e-10, the rest exact), and the Rowmatch operators of each plan are counted the
+ * way the benchmark runner counts them (PlanInspector: AQE's final plan, subqueries included, reused
+ * exchanges not).
+ *
+ * Operator counts: where `rowmatch-operators.tsv` (test resources; the same format as the file this suite
+ * writes to target/tpcds-rowmatch-operators.tsv) pins a count, it must match exactly; otherwise at least
+ * one Rowmatch operator is required (every TPC-DS query joins or aggregates). A few queries' final plans vary
+ * between runs (AQE re-plans as stages finish, and a reused exchange is counted once): their pin is a range. A plan without any Rowmatch
+ * operator must carry the plugin's fallback reasons, or hold no join or aggregation at all (AQE replaced
+ * them by an empty relation). Where vanilla Spark fails on this data (ANSI errors), the plugin must fail
+ * with the same error condition (-1 in the .tsv).
+ *
+ * Session: Spark's defaults (AQE on, broadcast joins below 10 MB), local[2], 2 shuffle partitions, the
+ * plugin's default batch size. No Arrow memory may be held after a query (RowmatchQueryTest's check).
+ */
+class TpcdsRowmatchSuite extends RowmatchQueryTest {
+  override protected lazy val spark: SparkSession = SparkSession.builder()
+    .master("local[2]")
+    .appName(getClass.getSimpleName)
+    .config("spark.sql.extensions", "io.rowmatch.spark.RowmatchExtensions")
+    .config("spark.sql.shuffle.partitions", "2")
+    .config("spark.ui.enabled", "false")
+    .config("spark.ui.showConsoleProgress", "false")
+    .getOrCreate()
+
+  private val counted = scala.collection.mutable.LinkedHashMap[String, Int]()
+
+  override protected def beforeAll(): Unit = {
+    super.beforeAll()
+    TpcdsTestData.dataset(spark).registerViews(spark)
+  }
+
+  override protected def afterAll(): Unit = {
+    try {
+      if (counted.nonEmpty) {
+        val lines = counted.map { case (q, n) => s"$q\t$n" }
+        val file = Path.of("target", "tpcds-rowmatch-operators.tsv")
+        Files.createDirectories(file.getParent)
+        Files.writeString(file, ("query\trowmatch_operators" +: lines.toSeq).mkString("", "\n", "\n"))
+      }
+    } finally {
+      super.afterAll()
+    }
+  }
+
+  /** A pinned count, or a range "a-b" where AQE's plan varies between runs (which stages finish first). */
+  private lazy val pinned: Map[String, Range] = {
+    val resource = getClass.getResourceAsStream("rowmatch-operators.tsv")
+    if (resource == null) Map.empty
+    else {
+      val source = Source.fromInputStream(resource, StandardCharsets.UTF_8.name())
+      try {
+        source.getLines().map(_.trim).filter(l => l.nonEmpty && !l.startsWith("#") && !l.startsWith("query"))
+          .map { line =>
+            val Array(query, count) = line.split("\t")
+            val bounds = count.split("(?<=\\d)-")
+            query -> (bounds.head.toInt to bounds.last.toInt)
+          }.toMap
+      } finally source.close()
+    }
+  }
+
+  for (name <- TpcdsQuery.NAMES.toArray(new Array[String](0))) {
+    test(s"$name answers as vanilla Spark with Rowmatch operators") {
+      val text = TpcdsQuery.load(name).answerStatement()
+      def run(): (Seq[Row], DataFrame) = {
+        val df = spark.sql(text)
+        (df.collect().toSeq, df)
+      }
+      val vanilla = withConf("spark.rowmatch.enabled" -> "false")(Try(run()))
+      val rowmatch = withConf("spark.rowmatch.enabled" -> "true")(Try(run()))
+      (vanilla, rowmatch) match {
+        case (Success((expected, vanillaDf)), Success((actual, df))) =>
+          assert(PlanInspector.inspect(vanillaDf.queryExecution.executedPlan, "Rowmatch").operatorCount() == 0,
+            "plugin disabled but a Rowmatch operator ran")
+          RowComparison.assertSameRows(expected, actual, ordered = false, tolerance = TpcdsWorkload.FLOAT_TOLERANCE,
+            s"$name\n${planText(df)}")
+          checkOperators(name, df)
+        case (Failure(expected: SparkThrowable), Failure(actual: SparkThrowable)) =>
+          // The data makes the query fail under ANSI rules (e.g. q12, q90 divide by a zero sum at SF 0.01):
+          // the plugin must fail the same way, not answer.
+          assert(expected.getCondition == actual.getCondition,
+            s"vanilla Spark failed with ${expected.getCondition}, Rowmatch with ${actual.getCondition}: $actual")
+          counted(name) = -1
+        case (Failure(expected), Success(_)) =>
+          fail(s"vanilla Spark failed ($expected) but Rowmatch answered", expected)
+        case (_, Failure(actual)) =>
+          throw actual
+      }
+    }
+  }
+
+  /** -1 in the .tsv: both engines fail on this data (no plan to count). */
+  private def checkOperators(name: String, df: DataFrame): Unit = {
+    val plan = df.queryExecution.executedPlan
+    val inspection = PlanInspector.inspect(plan, "Rowmatch")
+    val count = inspection.operatorCount()
+    counted(name) = count
+    val detail = s"$name: ${inspection.operatorSummary()}; fallback reasons: ${inspection.fallbackReasons()}"
+    pinned.get(name) match {
+      case Some(expected) => assert(expected.contains(count),
+        s"expected ${if (expected.size == 1) expected.head else s"${expected.head} to ${expected.last}"} Rowmatch operators (pinned in rowmatch-operators.tsv), got $count ($detail). If the" +
+          " plugin changed on purpose, copy target/tpcds-rowmatch-operators.tsv over" +
+          " src/test/resources/io/rowmatch/tpcds/rowmatch-operators.tsv")
+      case None => assert(count >= 1, s"no Rowmatch operator ran and no count is pinned ($detail)")
+    }
+    if (count == 0 && inspection.fallbackReasons().isEmpty) {
+      // Nothing replaced and no reason given: only right when nothing replaceable is left, as when AQE turned
+      // the joins and aggregations into an empty relation (at SF 0.01 no row passes some queries' filters).
+      val left = PlanInspector.allOperators(plan).asScala.keys.filter(n => n.contains("Join") || n.contains("Aggregate"))
+      assert(left.isEmpty, s"the plugin left ${left.mkString(", ")} of $name to Spark without saying why ($detail)")
+    }
+  }
+}
+
+/**
+ * SF 0.01 data, generated into target/tpcds-data once and reused by later runs while its marker is there
+ * (mvn clean removes it; a run killed while generating leaves no marker, and the next run starts over).
+ */
+object TpcdsTestData {
+  val ScaleFactor = 0.01
+  private var generated: TpchDataset = _
+
+  def dataset(spark: SparkSession): TpchDataset = synchronized {
+    if (generated == null) {
+      generated = TpcdsDataGenerator.ensure(spark, Path.of("target", "tpcds-data"), ScaleFactor, System.out)
+    }
+    generated
+  }
+}
