@@ -13,6 +13,7 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import io.rowmatch.spark.arrow.{ArrowBatchConsumer, ArrowBatchProducer}
+import io.rowmatch.spark.memory.SpillMetricsOf
 
 /**
  * Columnar hash aggregation on Arrow batches, replacing Spark's Hash/ObjectHash/SortAggregateExec.
@@ -46,7 +47,10 @@ case class RowmatchHashAggregateExec(
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"),
-    "partialSkippedRows" -> SQLMetrics.createMetric(sparkContext, "partial aggregation skipped rows"))
+    "partialSkippedRows" -> SQLMetrics.createMetric(sparkContext, "partial aggregation skipped rows"),
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"),
+    "numSpills" -> SQLMetrics.createMetric(sparkContext, "number of spills"),
+    "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory"))
 
   override protected def doExecute(): RDD[InternalRow] =
     throw new IllegalStateException(s"$nodeName is columnar; Spark should have added ColumnarToRowExec")
@@ -56,12 +60,14 @@ case class RowmatchHashAggregateExec(
     val rows = longMetric("numOutputRows")
     val batches = longMetric("numOutputBatches")
     val skipped = longMetric("partialSkippedRows")
+    val spills = SpillMetricsOf(longMetric("spillSize"), longMetric("numSpills"), longMetric("peakMemory"))
     child.executeColumnar().mapPartitions { input =>
-      HashAggregateRunner.run(s, input.asJava, TaskContext.get(), (n: Long) => skipped += n).asScala.map { b =>
-        rows += b.numRows()
-        batches += 1
-        b
-      }
+      HashAggregateRunner.run(s, input.asJava, TaskContext.get(), (n: Long) => skipped += n, spills)
+        .asScala.map { b =>
+          rows += b.numRows()
+          batches += 1
+          b
+        }
     }
   }
 
