@@ -15,7 +15,6 @@ import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.arrow.vector.util.TransferPair;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -29,13 +28,12 @@ import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import scala.jdk.javaapi.CollectionConverters;
 
-import io.rowmatch.core.arrow.ArrowCopy;
-import io.rowmatch.core.hash.RowHasher;
 import io.rowmatch.core.table.GroupTable;
 import io.rowmatch.spark.arrow.ArrowSchemas;
 import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
 import io.rowmatch.spark.memory.SpillFile;
 import io.rowmatch.spark.memory.SpillMetrics;
+import io.rowmatch.spark.memory.SpillPartitions;
 import io.rowmatch.spark.memory.TaskArrowMemory;
 import io.rowmatch.spark.memory.TaskMemory;
 import io.rowmatch.spark.testing.TestFaults;
@@ -111,10 +109,8 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   private ColumnarBatch pending;
   private final List<FieldVector> pendingOwned = new ArrayList<>();
 
-  /** Spill partitions (null until the first spill) and how the state was written to them. */
-  private SpillFile[] partitions;
-  private Schema spillSchema;
-  private long spillBytesSeen;
+  /** Spill partitions (null until the first spill). */
+  private SpillPartitions partitions;
   /** Whether the runner is waiting for its input between batches: its state is whole and may be spilled. */
   private boolean betweenBatches;
   /** In PARTITIONS: the partition being merged, its reader and its runner. */
@@ -168,9 +164,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       if (runner.partitions != null) {
         runner.spillState(); // the last groups join their partitions, then each partition is merged
         runner.releaseGroups();
-        for (SpillFile f : runner.partitions) {
-          f.finish();
-        }
+        runner.partitions.finish();
         runner.phase = Phase.PARTITIONS;
       } else {
         runner.prepareOutput();
@@ -202,18 +196,13 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     }
   }
 
-  /**
-   * Grouped aggregates in a real task spill; a keyless one holds one group. 16 partitions a level, by 4 hash
-   * bits each, from the top: 14 levels use all 64 bits but 8, which the table's slots use.
-   */
+  /** Grouped aggregates in a real task spill (a keyless one holds one group), down to the last hash bits. */
   private boolean canSpill() {
-    return memory != null && !spec.keyless() && level < MAX_SPILL_LEVELS;
+    return memory != null && !spec.keyless() && level < SpillPartitions.MAX_LEVELS;
   }
 
-  static final int PARTITION_BITS = 4;
   /** Smaller state is not worth a spill (memory held by other operators of the task keeps the pressure on). */
   static final long MIN_SPILL_BYTES = 256 << 10;
-  static final int MAX_SPILL_LEVELS = 14;
 
   /** Interns the input until it ends, or until a partial aggregate decides to pass the rest through. */
   private void consume() {
@@ -274,29 +263,14 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     peakBytes = Math.max(peakBytes, allocator.getPeakMemoryAllocation());
   }
 
-  /**
-   * Before a batch: whether the state must go to disk first, because Spark refused the memory the batch may
-   * need (or asked for memory back), or because it would not fit under the task's hard ceiling.
-   */
+  /** Before a batch: whether the state must go to disk first (see TaskMemory.mustSpill). */
   private boolean mustSpill(ValueVector[] columns, int rows) {
-    long need = headroom(columns, rows);
-    return memory.underPressure() || taskAllocator.getHeadroom() < need || !memory.tryHeadroom(need);
-  }
-
-  /**
-   * Memory a batch may need: twice its own size (keys copied, strings kept), and when the group count may
-   * cross a power of two, the state once more (the table and the kernels' arrays double, copying).
-   */
-  private long headroom(ValueVector[] columns, int rows) {
     long batchBytes = 0;
     for (ValueVector v : columns) {
       batchBytes += v.getBufferSize();
     }
-    long need = 2 * batchBytes;
-    if (Integer.highestOneBit(groupCount + rows) > Integer.highestOneBit(groupCount)) {
-      need += allocator.getAllocatedMemory();
-    }
-    return need;
+    return memory.mustSpill(taskAllocator, TaskMemory.batchNeed(batchBytes, allocator.getAllocatedMemory(),
+        groupCount, (long) groupCount + rows));
   }
 
   /**
@@ -321,78 +295,26 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     table = null;
     groupCount = 0;
     newKernels();
-    long bytes = 0;
-    for (SpillFile f : partitions) {
-      f.flush();
-      bytes += f.bytesWritten();
-    }
-    metrics.spilled(bytes - spillBytesSeen);
-    spillBytesSeen = bytes;
+    metrics.spilled(partitions.newBytes());
     memory.spilled();
     return Math.max(0, before - allocator.getAllocatedMemory());
   }
 
   private void writeState() {
-    int n = groupCount;
     List<FieldVector> keyColumns = table.keyColumns();
     List<FieldVector> columns = new ArrayList<>(keyColumns);
     List<FieldVector> buffers = new ArrayList<>();
     try {
       for (AggregateKernel kernel : kernels) {
-        kernel.buffers(n, buffers);
+        kernel.buffers(groupCount, buffers);
       }
       columns.addAll(buffers);
       if (partitions == null) {
-        List<Field> fields = new ArrayList<>(columns.size());
-        for (FieldVector v : columns) {
-          fields.add(v.getField());
-        }
-        spillSchema = new Schema(fields);
-        partitions = new SpillFile[1 << PARTITION_BITS];
-        for (int p = 0; p < partitions.length; p++) {
-          partitions[p] = SpillFile.create(spillSchema);
-        }
+        boolean[] all = new boolean[keyColumns.size()];
+        Arrays.fill(all, true);
+        partitions = new SpillPartitions(all, level, spec.batchSize);
       }
-      long[] hashes = new long[n];
-      boolean[] all = new boolean[keyColumns.size()];
-      Arrays.fill(all, true);
-      new RowHasher(all).hash(keyColumns, n, hashes);
-      int shift = 64 - PARTITION_BITS * (level + 1);
-      int mask = (1 << PARTITION_BITS) - 1;
-      int[] counts = new int[partitions.length + 1];
-      for (int i = 0; i < n; i++) {
-        counts[(int) (hashes[i] >>> shift) & mask]++;
-      }
-      int[] starts = new int[partitions.length + 1];
-      for (int p = 0; p < partitions.length; p++) {
-        starts[p + 1] = starts[p] + counts[p];
-      }
-      int[] order = new int[n];
-      int[] fill = starts.clone();
-      for (int i = 0; i < n; i++) {
-        order[fill[(int) (hashes[i] >>> shift) & mask]++] = i;
-      }
-      ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
-      int[] rows = new int[Math.min(n, spec.batchSize)];
-      for (int p = 0; p < partitions.length; p++) {
-        for (int from = starts[p]; from < starts[p + 1]; from += rows.length) {
-          int count = Math.min(rows.length, starts[p + 1] - from);
-          System.arraycopy(order, from, rows, 0, count);
-          List<FieldVector> slice = new ArrayList<>(columns.size());
-          try {
-            for (FieldVector src : columns) {
-              FieldVector dst = src.getField().createVector(allocator);
-              slice.add(dst);
-              ArrowCopy.gather(src, rows, count, dst, scratch);
-            }
-            partitions[p].write(slice, count);
-          } finally {
-            for (FieldVector v : slice) {
-              v.close();
-            }
-          }
-        }
-      }
+      partitions.write(keyColumns, columns, groupCount, allocator);
     } finally {
       for (FieldVector v : buffers) {
         v.close();
@@ -434,12 +356,12 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
         partitionRunner = null;
         partitionReader.close();
         partitionReader = null;
-        partitions[nextPartition - 1].delete();
+        partitions.file(nextPartition - 1).delete();
       }
-      if (nextPartition == partitions.length) {
+      if (nextPartition == SpillPartitions.FANOUT) {
         return false;
       }
-      SpillFile f = partitions[nextPartition++];
+      SpillFile f = partitions.file(nextPartition++);
       if (f.rows() == 0) {
         f.delete();
         continue;
@@ -781,9 +703,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       }
     } finally {
       if (partitions != null) {
-        for (SpillFile f : partitions) {
-          f.delete();
-        }
+        partitions.close();
       }
       metrics.peakMemory(Math.max(peakBytes, allocator.getPeakMemoryAllocation()));
       allocator.close();

@@ -132,6 +132,29 @@ public final class TaskMemory extends MemoryConsumer implements AllocationListen
     return inUse + bytes <= getUsed();
   }
 
+  /**
+   * Before a batch: whether an operator's state must go to disk first, because Spark refused the memory the
+   * batch may need ({@link #batchNeed}), asked for memory back, or because it would not fit under the
+   * allocator's hard ceiling ({@code limited}: the task's allocator).
+   */
+  public boolean mustSpill(org.apache.arrow.memory.BufferAllocator limited, long need) {
+    return underPressure() || limited.getHeadroom() < need || !tryHeadroom(need);
+  }
+
+  /**
+   * Memory a batch of {@code batchBytes} may need in a state of {@code stateBytes} holding {@code countBefore}
+   * entries (groups, rows) that may become {@code countAfter}: twice the batch (copied in, keys hashed), and
+   * when the count crosses a power of two, the state once more (its arrays, vectors and table double,
+   * copying).
+   */
+  public static long batchNeed(long batchBytes, long stateBytes, long countBefore, long countAfter) {
+    long need = 2 * batchBytes;
+    if (Long.highestOneBit(countAfter) > Long.highestOneBit(countBefore)) {
+      need += stateBytes;
+    }
+    return need;
+  }
+
   /** Acquires at least {@code needed} more bytes if Spark (and the test cap) allow, spilling safe operators. */
   private void grow(long needed) {
     long request = roundUp(needed);

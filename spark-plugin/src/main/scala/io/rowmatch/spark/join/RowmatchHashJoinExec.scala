@@ -15,6 +15,7 @@ import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import io.rowmatch.spark.arrow.{ArrowBatchConsumer, ArrowBatchProducer}
+import io.rowmatch.spark.memory.SpillMetricsOf
 
 /**
  * Columnar hash equi-join on Arrow batches, replacing Spark's BroadcastHashJoinExec, ShuffledHashJoinExec and
@@ -68,7 +69,10 @@ case class RowmatchHashJoinExec(
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
-    "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"))
+    "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"),
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"),
+    "numSpills" -> SQLMetrics.createMetric(sparkContext, "number of spills"),
+    "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory"))
 
   override protected def doExecute(): RDD[InternalRow] =
     throw new IllegalStateException(s"$nodeName is columnar; Spark should have added ColumnarToRowExec")
@@ -91,8 +95,9 @@ case class RowmatchHashJoinExec(
         count(HashJoinRunner.broadcast(s, streamed.asJava, relation, cond, condInput, TaskContext.get()))
       }
     } else {
+      val spills = SpillMetricsOf(longMetric("spillSize"), longMetric("numSpills"), longMetric("peakMemory"))
       left.executeColumnar().zipPartitions(right.executeColumnar()) { (l, r) =>
-        count(HashJoinRunner.shuffled(s, l.asJava, r.asJava, cond, condInput, TaskContext.get()))
+        count(HashJoinRunner.shuffled(s, l.asJava, r.asJava, cond, condInput, TaskContext.get(), spills))
       }
     }
   }
