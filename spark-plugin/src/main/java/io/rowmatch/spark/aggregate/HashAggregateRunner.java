@@ -269,8 +269,9 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     for (ValueVector v : columns) {
       batchBytes += v.getBufferSize();
     }
-    return memory.mustSpill(taskAllocator, TaskMemory.batchNeed(batchBytes, allocator.getAllocatedMemory(),
-        groupCount, (long) groupCount + rows));
+    long state = allocator.getAllocatedMemory();
+    return memory.mustSpill(taskAllocator, TaskMemory.batchNeed(batchBytes, state, groupCount,
+        (long) groupCount + rows), state);
   }
 
   /**

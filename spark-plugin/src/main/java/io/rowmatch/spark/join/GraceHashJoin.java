@@ -120,7 +120,7 @@ final class GraceHashJoin implements Iterator<ColumnarBatch>, AutoCloseable {
       batchBytes += JoinBuildSide.arrow(batch.column(c), c, "join").getBufferSize();
     }
     return memory.mustSpill(allocator, TaskMemory.batchNeed(batchBytes, state, side.rowCount(),
-        (long) side.rowCount() + batch.numRows()));
+        (long) side.rowCount() + batch.numRows()), state);
   }
 
   /** Both sides' keys of the same Spark types, so equal keys hash alike on both sides. */

@@ -133,12 +133,14 @@ public final class TaskMemory extends MemoryConsumer implements AllocationListen
   }
 
   /**
-   * Before a batch: whether an operator's state must go to disk first, because Spark refused the memory the
-   * batch may need ({@link #batchNeed}), asked for memory back, or because it would not fit under the
-   * allocator's hard ceiling ({@code limited}: the task's allocator).
+   * Before a batch: whether an operator's state of {@code stateBytes} must go to disk first, because Spark
+   * refused the memory the batch may need ({@link #batchNeed}), asked for memory back, or because the batch
+   * and a spill of the state would not fit under the allocator's hard ceiling ({@code limited}: the task's
+   * allocator). A spill copies the state into Arrow columns, then a batch of them at a time into its
+   * partitions: up to twice the state.
    */
-  public boolean mustSpill(org.apache.arrow.memory.BufferAllocator limited, long need) {
-    return underPressure() || limited.getHeadroom() < need || !tryHeadroom(need);
+  public boolean mustSpill(org.apache.arrow.memory.BufferAllocator limited, long need, long stateBytes) {
+    return underPressure() || limited.getHeadroom() < need + 2 * stateBytes || !tryHeadroom(need);
   }
 
   /**
