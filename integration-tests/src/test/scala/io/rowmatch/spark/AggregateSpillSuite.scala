@@ -1,5 +1,10 @@
 package io.rowmatch.spark
 
+import java.util.concurrent.ConcurrentLinkedQueue
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.ListenerBusDrain
+import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.expr
 
@@ -61,6 +66,24 @@ class AggregateSpillSuite extends RowmatchQueryTest {
     checkAnswerAndOperator({ df = rows.groupBy("k").agg("v" -> "sum"); df })
     assert(spills(df) == 0)
     assert(peak(df) > 0)
+  }
+
+  test("Spark's memory manager sees what a Rowmatch aggregation holds (the tasks' peak execution memory)") {
+    val peaks = new ConcurrentLinkedQueue[java.lang.Long]()
+    val listener = new SparkListener {
+      override def onTaskEnd(e: SparkListenerTaskEnd): Unit =
+        if (e.taskMetrics != null) peaks.add(e.taskMetrics.peakOnHeapExecutionMemory)
+    }
+    ListenerBusDrain(spark.sparkContext)
+    spark.sparkContext.addSparkListener(listener)
+    try {
+      val df = rows.groupBy("k").agg("v" -> "sum", "s" -> "max")
+      df.collect()
+      ListenerBusDrain(spark.sparkContext)
+      assert(rowmatchAggregates(df) == 2, planText(df))
+      // 100K groups a task (keys, sums, strings): several MB, reserved from the task's memory manager
+      assert(peaks.asScala.map(_.longValue).max >= (2L << 20), peaks)
+    } finally spark.sparkContext.removeSparkListener(listener)
   }
 
   test("every function over numbers, decimals and strings spills and merges to vanilla's answer") {

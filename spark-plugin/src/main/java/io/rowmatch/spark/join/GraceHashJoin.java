@@ -251,12 +251,17 @@ final class GraceHashJoin implements Iterator<ColumnarBatch>, AutoCloseable {
             TaskArrowMemory.memoryOf(task), level + 1, split, buildNullKey, buildRows);
       }
     } catch (RuntimeException | Error e) {
+      Throwable failure = e instanceof org.apache.arrow.memory.OutOfMemoryException oom
+          ? TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, oom) : e;
       try {
         close();
       } catch (RuntimeException | Error c) {
-        e.addSuppressed(c);
+        failure.addSuppressed(c);
       }
-      throw e;
+      if (failure instanceof Error err) {
+        throw err;
+      }
+      throw (RuntimeException) failure;
     }
   }
 

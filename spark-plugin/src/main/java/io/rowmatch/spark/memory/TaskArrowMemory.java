@@ -75,7 +75,8 @@ public final class TaskArrowMemory {
     return allocator.getListener() instanceof TaskMemory m ? m : null;
   }
 
-  private static BufferAllocator executorWide() {
+  /** The executor-wide Rowmatch allocator: every task's and every broadcast build side's allocator is under it. */
+  public static BufferAllocator executorWide() {
     BufferAllocator a = executorWide;
     if (a == null) {
       synchronized (TaskArrowMemory.class) {
