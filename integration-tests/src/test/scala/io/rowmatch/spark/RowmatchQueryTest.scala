@@ -7,7 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach}
 
 import io.rowmatch.spark.join.BroadcastJoinTables
-import io.rowmatch.spark.memory.TaskArrowMemory
+import io.rowmatch.spark.memory.{SpillFile, TaskArrowMemory}
 import io.rowmatch.spark.rules.FallbackReasons
 
 /**
@@ -48,6 +48,7 @@ trait RowmatchQueryTest extends AnyFunSuite with BeforeAndAfterAll with BeforeAn
     BroadcastJoinTables.closeIdleNow()
     assert(BroadcastJoinTables.cached() == 0, "a broadcast build side is still cached")
     assert(TaskArrowMemory.rootAllocatedBytes() == 0, s"Arrow memory leaked: ${TaskArrowMemory.rootDescription()}")
+    assert(SpillFile.openFiles() == 0, "a Rowmatch spill file was left behind")
   }
 
   protected def withConf[T](pairs: (String, String)*)(f: => T): T = {

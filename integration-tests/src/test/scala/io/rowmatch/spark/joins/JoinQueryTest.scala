@@ -46,6 +46,9 @@ trait JoinQueryTest extends RowmatchQueryTest {
 
   val joinTypes: Seq[String] = Seq("inner", "left_outer", "right_outer", "full_outer", "left_semi", "left_anti")
 
+  /** The plugin's DataFrame of the last checkJoin (its plan ran: its metrics are set). */
+  protected var lastJoin: DataFrame = _
+
   protected def rowmatchJoins(df: DataFrame): Seq[RowmatchHashJoinExec] =
     executedNodes(df).collect { case j: RowmatchHashJoinExec => j }
 
@@ -65,6 +68,7 @@ trait JoinQueryTest extends RowmatchQueryTest {
       }
       val df = query
       val actual = df.collect().toSeq
+      lastJoin = df
       val joins = rowmatchJoins(df)
       val text = planText(df)
       assert(joins.nonEmpty, s"no RowmatchHashJoin in\n$text")

@@ -31,7 +31,11 @@ import scala.jdk.javaapi.CollectionConverters;
 import io.rowmatch.core.table.GroupTable;
 import io.rowmatch.spark.arrow.ArrowSchemas;
 import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
+import io.rowmatch.spark.memory.SpillFile;
+import io.rowmatch.spark.memory.SpillMetrics;
+import io.rowmatch.spark.memory.SpillPartitions;
 import io.rowmatch.spark.memory.TaskArrowMemory;
+import io.rowmatch.spark.memory.TaskMemory;
 import io.rowmatch.spark.testing.TestFaults;
 
 /**
@@ -54,6 +58,11 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     /** Handing out the groups built, at most batchSize rows a batch. */
     GROUPS,
     /**
+     * The state went to disk at least once: each spill partition's groups are merged by a runner of its own
+     * (which may spill again, by other hash bits) and handed out, partition by partition.
+     */
+    PARTITIONS,
+    /**
      * A partial aggregate that stopped aggregating, its groups all out (table and kernels released): each
      * remaining input batch passes through as Spark's partial buffers. Its batches share input vectors.
      */
@@ -66,7 +75,16 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   private final Iterator<ColumnarBatch> input;
   /** Told the number of input rows passed through unaggregated, batch by batch (a SQL metric). */
   private final LongConsumer skippedRows;
+  /** The runner's own allocator (a child of the task's), so its state's size is known. */
   private final BufferAllocator allocator;
+  /** The task's allocator: spill partitions are read into it. */
+  private final BufferAllocator taskAllocator;
+  private final TaskContext task;
+  /** The task's consumer in Spark's memory manager; null outside a real task (no spilling then). */
+  private final TaskMemory memory;
+  private final SpillMetrics metrics;
+  /** 0 for the plan's aggregate; n for the merge of a partition spilled n levels deep. */
+  private final int level;
   private final AggregateKernel[] kernels;
   /** The runner's own per-batch arrays, charged to the task's limit like the kernels' state. */
   private final HeapAccount heap;
@@ -91,53 +109,127 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   private ColumnarBatch pending;
   private final List<FieldVector> pendingOwned = new ArrayList<>();
 
+  /** Spill partitions (null until the first spill). */
+  private SpillPartitions partitions;
+  /** Whether the runner is waiting for its input between batches: its state is whole and may be spilled. */
+  private boolean betweenBatches;
+  /** In PARTITIONS: the partition being merged, its reader and its runner. */
+  private int nextPartition;
+  private SpillFile.BatchReader partitionReader;
+  private HashAggregateRunner partitionRunner;
+  private final Spill spill = new Spill();
+  /** The highest peak of this runner's and its partition runners' allocators. */
+  private long peakBytes;
+
   private HashAggregateRunner(AggregateSpec spec, Iterator<ColumnarBatch> input, LongConsumer skippedRows,
-      BufferAllocator allocator) {
+      TaskContext task, SpillMetrics metrics, int level) {
     this.spec = spec;
     this.input = input;
     this.skippedRows = skippedRows;
-    this.allocator = allocator;
+    this.task = task;
+    this.metrics = metrics;
+    this.level = level;
+    this.taskAllocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
+    this.memory = TaskArrowMemory.memoryOf(task);
+    this.allocator = taskAllocator.newChildAllocator(spec.operatorName + (level == 0 ? "" : "-spill-" + level), 0,
+        Long.MAX_VALUE);
     this.kernels = new AggregateKernel[spec.functions.size()];
     this.heap = new HeapAccount(allocator, spec.operatorName);
   }
 
   public static Iterator<ColumnarBatch> run(AggregateSpec spec, Iterator<ColumnarBatch> batches, TaskContext task) {
-    return run(spec, batches, task, n -> { });
+    return run(spec, batches, task, n -> { }, SpillMetrics.NONE);
   }
 
-  /** skippedRows: told how many input rows a partial aggregate passed through without aggregating. */
+  /**
+   * skippedRows: told how many input rows a partial aggregate passed through without aggregating; metrics:
+   * told of spills and the peak memory.
+   */
   public static Iterator<ColumnarBatch> run(AggregateSpec spec, Iterator<ColumnarBatch> batches, TaskContext task,
-      LongConsumer skippedRows) {
+      LongConsumer skippedRows, SpillMetrics metrics) {
     Iterator<ColumnarBatch> input = TestFaults.wrap(batches, task, spec.operatorName); // test-only, off by default
-    BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
-    HashAggregateRunner runner = new HashAggregateRunner(spec, input, skippedRows, allocator);
+    return start(spec, input, task, skippedRows, metrics, 0);
+  }
+
+  private static HashAggregateRunner start(AggregateSpec spec, Iterator<ColumnarBatch> input, TaskContext task,
+      LongConsumer skippedRows, SpillMetrics metrics, int level) {
+    HashAggregateRunner runner = new HashAggregateRunner(spec, input, skippedRows, task, metrics, level);
     TaskArrowMemory.closeWithTask(task, runner);
     try {
-      for (int i = 0; i < runner.kernels.length; i++) {
-        runner.kernels[i] = spec.functions.get(i).newKernel(allocator, spec.timeZone);
+      runner.newKernels();
+      if (runner.canSpill()) {
+        runner.memory.register(runner.spill);
       }
       runner.consume();
-      runner.prepareOutput();
-      runner.phase = Phase.GROUPS;
+      if (runner.partitions != null) {
+        runner.spillState(); // the last groups join their partitions, then each partition is merged
+        runner.releaseGroups();
+        runner.partitions.finish();
+        runner.phase = Phase.PARTITIONS;
+      } else {
+        runner.prepareOutput();
+        runner.phase = Phase.GROUPS;
+      }
     } catch (OutOfMemoryException e) {
-      runner.close();
-      throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
+      RuntimeException failure = TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
+      closeAfter(runner, failure);
+      throw failure;
+    } catch (RuntimeException | Error e) {
+      closeAfter(runner, e);
+      throw e;
     }
     return runner;
   }
+
+  /** Releases a failed runner's memory and files now; a failure to do so is added to the first one. */
+  private static void closeAfter(HashAggregateRunner runner, Throwable failure) {
+    try {
+      runner.close();
+    } catch (RuntimeException | Error c) {
+      failure.addSuppressed(c);
+    }
+  }
+
+  private void newKernels() {
+    for (int i = 0; i < kernels.length; i++) {
+      kernels[i] = spec.functions.get(i).newKernel(allocator, spec.timeZone);
+    }
+  }
+
+  /** Grouped aggregates in a real task spill (a keyless one holds one group), down to the last hash bits. */
+  private boolean canSpill() {
+    return memory != null && !spec.keyless() && level < SpillPartitions.MAX_LEVELS;
+  }
+
+  /** Smaller state is not worth a spill (memory held by other operators of the task keeps the pressure on). */
+  static final long MIN_SPILL_BYTES = 256 << 10;
 
   /** Interns the input until it ends, or until a partial aggregate decides to pass the rest through. */
   private void consume() {
     List<ValueVector> keys = new ArrayList<>(spec.keyOrdinals.length);
     PartialSkipProbe probe = spec.skipPartialMinRows > 0
         ? new PartialSkipProbe(spec.skipPartialMinRows, spec.skipPartialRatio) : null;
-    while (input.hasNext()) {
-      ColumnarBatch batch = input.next();
+    boolean spills = canSpill();
+    while (true) {
+      ColumnarBatch batch;
+      betweenBatches = spills; // another operator's memory request may spill this runner's state meanwhile
+      try {
+        if (!input.hasNext()) {
+          break;
+        }
+        batch = input.next();
+      } finally {
+        betweenBatches = false;
+      }
       int rows = batch.numRows();
       if (rows == 0) {
         continue;
       }
       ValueVector[] columns = arrowColumns(batch);
+      if (spills && allocator.getAllocatedMemory() >= MIN_SPILL_BYTES && mustSpill(columns, rows)) {
+        spillState();
+        probe = null; // a partial that spilled goes on aggregating
+      }
       if (groupIds.length < rows) {
         heap.charge(2L * Integer.BYTES * (rows - groupIds.length)); // groupIds and newGroupRows
         groupIds = new int[rows];
@@ -160,13 +252,147 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       for (AggregateKernel kernel : kernels) {
         kernel.update(columns, rows, groupIds, groupCount);
       }
-      if (probe != null && probe.skipAfter(rows, groupCount)) {
+      if (probe != null && partitions == null && probe.skipAfter(rows, groupCount)) {
         afterGroups = Phase.PASS_THROUGH;
         break;
       }
     }
     if (spec.keyless()) {
       groupCount = 1;
+    }
+    peakBytes = Math.max(peakBytes, allocator.getPeakMemoryAllocation());
+  }
+
+  /** Before a batch: whether the state must go to disk first (see TaskMemory.mustSpill). */
+  private boolean mustSpill(ValueVector[] columns, int rows) {
+    long batchBytes = 0;
+    for (ValueVector v : columns) {
+      batchBytes += v.getBufferSize();
+    }
+    long state = allocator.getAllocatedMemory();
+    return memory.mustSpill(taskAllocator, TaskMemory.batchNeed(batchBytes, state, groupCount,
+        (long) groupCount + rows), state);
+  }
+
+  /**
+   * Writes the groups built so far (keys, then each function's buffers) to the spill partitions by their
+   * keys' hash, and starts again with an empty table and fresh kernels. Its own allocations (the buffers'
+   * columns) are made without asking Spark: they are released right after.
+   */
+  private long spillState() {
+    long before = allocator.getAllocatedMemory();
+    if (groupCount == 0 || table == null) {
+      return 0;
+    }
+    memory.whileSpilling(() -> {
+      writeState();
+      return null;
+    });
+    for (int i = 0; i < kernels.length; i++) {
+      kernels[i].close();
+      kernels[i] = null;
+    }
+    table.close();
+    table = null;
+    groupCount = 0;
+    newKernels();
+    metrics.spilled(partitions.newBytes());
+    memory.spilled();
+    return Math.max(0, before - allocator.getAllocatedMemory());
+  }
+
+  private void writeState() {
+    List<FieldVector> keyColumns = table.keyColumns();
+    List<FieldVector> columns = new ArrayList<>(keyColumns);
+    List<FieldVector> buffers = new ArrayList<>();
+    try {
+      for (AggregateKernel kernel : kernels) {
+        kernel.buffers(groupCount, buffers);
+      }
+      columns.addAll(buffers);
+      if (partitions == null) {
+        boolean[] all = new boolean[keyColumns.size()];
+        Arrays.fill(all, true);
+        partitions = new SpillPartitions(all, level, spec.batchSize);
+      }
+      partitions.write(keyColumns, columns, groupCount, allocator);
+    } finally {
+      for (FieldVector v : buffers) {
+        v.close();
+      }
+    }
+  }
+
+  /** The spec that merges a spill partition: keys, then every function's buffers, in the spilled order. */
+  private AggregateSpec mergeSpec() {
+    int k = spec.keyOrdinals.length;
+    int[] keys = new int[k];
+    for (int i = 0; i < k; i++) {
+      keys[i] = i;
+    }
+    List<FunctionSpec> functions = new ArrayList<>(spec.functions.size());
+    int next = k;
+    for (FunctionSpec f : spec.functions) {
+      int[] in = new int[f.bufferFields.length];
+      for (int i = 0; i < in.length; i++) {
+        in[i] = next++;
+      }
+      functions.add(new FunctionSpec(f.kernel, in, true, f.ansi, f.ignoreNulls, f.bufferFields, f.resultField,
+          f.description, f.errorContext));
+    }
+    return new AggregateSpec(keys, spec.keyNormalize, functions, spec.finalResults, spec.outputPick,
+        spec.projection, spec.intermediateAttributes, spec.outputSchema, spec.timeZone, spec.batchSize,
+        spec.memoryLimit, spec.operatorName, 0, spec.skipPartialRatio);
+  }
+
+  /** Moves to the next non-empty spill partition's merge; false when every partition is out. */
+  private boolean nextPartitionRunner() {
+    while (true) {
+      if (partitionRunner != null) {
+        if (partitionRunner.hasNext()) {
+          return true;
+        }
+        peakBytes = Math.max(peakBytes, partitionRunner.peakBytes);
+        partitionRunner.close();
+        partitionRunner = null;
+        partitionReader.close();
+        partitionReader = null;
+        partitions.file(nextPartition - 1).delete();
+      }
+      if (nextPartition == SpillPartitions.FANOUT) {
+        return false;
+      }
+      SpillFile f = partitions.file(nextPartition++);
+      if (f.rows() == 0) {
+        f.delete();
+        continue;
+      }
+      partitionReader = f.read(taskAllocator);
+      SpillMetrics nested = new SpillMetrics() {
+        @Override
+        public void spilled(long bytes) {
+          metrics.spilled(bytes);
+        }
+
+        @Override
+        public void peakMemory(long bytes) {
+          peakBytes = Math.max(peakBytes, bytes);
+        }
+      };
+      partitionRunner = start(mergeSpec(), partitionReader, task, n -> { }, nested, level + 1);
+    }
+  }
+
+  /** Spark (or another Rowmatch operator of the task) needs memory while this runner waits for input. */
+  private final class Spill implements TaskMemory.Spillable {
+    @Override
+    public boolean atSafePoint() {
+      return betweenBatches && phase == Phase.AGGREGATING && allocator.getAllocatedMemory() >= MIN_SPILL_BYTES;
+    }
+
+    @Override
+    public long spillNow() {
+      return spillState();
     }
   }
 
@@ -352,6 +578,17 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
         }
         close();
         return false;
+      case PARTITIONS:
+        try {
+          if (nextPartitionRunner()) {
+            return true;
+          }
+        } catch (RuntimeException | Error e) {
+          close();
+          throw e;
+        }
+        close();
+        return false;
       case DONE:
         return false;
       default:
@@ -363,6 +600,9 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   public ColumnarBatch next() {
     if (!hasNext()) {
       throw new NoSuchElementException();
+    }
+    if (phase == Phase.PARTITIONS) {
+      return partitionRunner.next(); // the partition's runner owns and releases its batches
     }
     releaseCurrent(phase == Phase.PASS_THROUGH);
     if (phase == Phase.PASS_THROUGH) {
@@ -450,5 +690,24 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     pendingOwned.clear();
     releaseGroups();
     heap.close();
+    try {
+      if (memory != null) {
+        memory.unregister(spill);
+      }
+      if (partitionRunner != null) {
+        partitionRunner.close();
+        partitionRunner = null;
+      }
+      if (partitionReader != null) {
+        partitionReader.close();
+        partitionReader = null;
+      }
+    } finally {
+      if (partitions != null) {
+        partitions.close();
+      }
+      metrics.peakMemory(Math.max(peakBytes, allocator.getPeakMemoryAllocation()));
+      allocator.close();
+    }
   }
 }

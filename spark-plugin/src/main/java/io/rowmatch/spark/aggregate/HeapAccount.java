@@ -4,6 +4,9 @@ import org.apache.arrow.memory.AllocationReservation;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 
+import io.rowmatch.spark.memory.TaskArrowMemory;
+import io.rowmatch.spark.memory.TaskMemory;
+
 /**
  * Charges per-group state that lives on the Java heap (primitive arrays, byte arenas) to an Arrow
  * allocator's limit, without allocating Arrow memory, so that {@code spark.rowmatch.memory.limit} bounds
@@ -19,6 +22,8 @@ import org.apache.arrow.memory.OutOfMemoryException;
 public final class HeapAccount implements AutoCloseable {
   private final BufferAllocator allocator;
   private final String owner;
+  /** The task's consumer in Spark's memory manager (reservations do not reach the allocator's listener). */
+  private final TaskMemory memory;
   private AllocationReservation reservation;
   /** Bytes charged; the reservation holds this rounded up to even. */
   private long total;
@@ -26,6 +31,7 @@ public final class HeapAccount implements AutoCloseable {
   public HeapAccount(BufferAllocator allocator, String owner) {
     this.allocator = allocator;
     this.owner = owner;
+    this.memory = TaskArrowMemory.memoryOf(allocator);
   }
 
   /** Counts bytes against the allocator's limit; throws OutOfMemoryException (nothing charged) past it. */
@@ -49,6 +55,9 @@ public final class HeapAccount implements AutoCloseable {
       rest -= digit;
     }
     total += bytes;
+    if (memory != null) {
+      memory.reserve(bytes);
+    }
   }
 
   /** Arrow rounds a 1-byte reservation up to 2, so the reservation holds the total rounded up to even. */
@@ -62,10 +71,27 @@ public final class HeapAccount implements AutoCloseable {
       return;
     }
     long keep = Math.max(0, total - bytes);
+    if (memory != null) {
+      memory.unreserve(total - keep);
+    }
     reservation.close();
     reservation = null;
     total = 0;
-    charge(keep); // cannot fail: less than was held a moment ago
+    if (keep > 0) {
+      recharge(keep); // cannot fail: less than was held a moment ago
+    }
+  }
+
+  /** Re-reserves bytes already counted by the task's memory consumer. */
+  private void recharge(long bytes) {
+    reservation = allocator.newReservation();
+    long rest = even(bytes);
+    while (rest > 0) {
+      long digit = Long.highestOneBit(rest);
+      reservation.add(digit);
+      rest -= digit;
+    }
+    total = bytes;
   }
 
   /** Bytes currently charged. */
@@ -75,6 +101,9 @@ public final class HeapAccount implements AutoCloseable {
 
   @Override
   public void close() {
+    if (memory != null && total > 0) {
+      memory.unreserve(total);
+    }
     if (reservation != null) {
       reservation.close();
       reservation = null;

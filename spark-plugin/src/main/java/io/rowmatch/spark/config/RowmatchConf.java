@@ -62,9 +62,10 @@ public final class RowmatchConf implements Serializable {
       .version("0.1.0").intConf().checkValue(v -> (Integer) v > 0, "must be positive").createWithDefault(8192));
 
   public static final ConfigEntry<Object> MEMORY_LIMIT_ENTRY = setting("spark.rowmatch.memory.limit", b -> b
-      .doc("memory per task for all Rowmatch operators: Arrow buffers and the aggregation state kept on the"
-          + " Java heap (per-group sums, counts, min/max values, decimal state); exceeding it fails the task"
-          + " with an error naming this setting")
+      .doc("hard ceiling per task on Rowmatch's memory (Arrow buffers and aggregation state on the Java heap)."
+          + " Below it, memory is reserved from Spark's memory manager; when Spark grants no more, aggregations"
+          + " and dedups spill to disk, while what cannot spill (a join's build side) goes on up to this ceiling;"
+          + " past it the task fails with an error naming this setting")
       .version("0.1.0").bytesConf(ByteUnit.BYTE).checkValue(v -> (Long) v > 0, "must be positive")
       .createWithDefaultString("2g"));
 
@@ -123,6 +124,12 @@ public final class RowmatchConf implements Serializable {
 
   public static final ConfigEntry<scala.Option<String>> TEST_FAULT_OPERATOR_ENTRY = setting("spark.rowmatch.test.faultOperator",
       b -> b.internal().doc("test-only: limits the faults to operators whose name starts with this")
+          .version("0.1.0").stringConf().createOptional());
+
+  public static final ConfigEntry<scala.Option<String>> TEST_TASK_MEMORY_GRANT_ENTRY =
+      setting("spark.rowmatch.test.taskMemoryGrant", b -> b.internal()
+          .doc("test-only: the most memory Spark's memory manager grants a task's Rowmatch operators (bytes or"
+              + " 4m style), so that a few MB force every spill path; needs spark.rowmatch.test.faultsEnabled")
           .version("0.1.0").stringConf().createOptional());
 
   /**

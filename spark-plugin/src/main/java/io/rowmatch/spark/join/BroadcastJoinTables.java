@@ -12,7 +12,6 @@ import java.util.function.Function;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
-import org.apache.spark.sql.util.ArrowUtils;
 
 import io.rowmatch.spark.memory.TaskArrowMemory;
 
@@ -22,9 +21,10 @@ import io.rowmatch.spark.memory.TaskArrowMemory;
  * users. A build side nobody uses stays cached for {@link #IDLE_MILLIS} (the next task of the same stage
  * usually starts right after the previous one ends), then a daemon timer closes it and its allocator.
  *
- * <p>Memory: each shared build side has its own allocator under Spark's Arrow root, limited to
- * spark.rowmatch.memory.limit, because it outlives the task that built it and cannot live in a task's
- * allocator.
+ * <p>Memory: each shared build side has its own allocator under the executor-wide Rowmatch allocator
+ * (TaskArrowMemory), limited to spark.rowmatch.memory.limit, because it outlives the task that built it and
+ * cannot live in a task's allocator; like Spark's own broadcast relations it is not charged to a task's
+ * memory manager.
  */
 public final class BroadcastJoinTables {
   /** How long an unused build side stays cached. */
@@ -72,7 +72,7 @@ public final class BroadcastJoinTables {
     try {
       synchronized (e) {
         if (e.side == null) {
-          BufferAllocator a = ArrowUtils.rootAllocator().newChildAllocator("rowmatch-broadcast-" + key.hashCode(), 0,
+          BufferAllocator a = TaskArrowMemory.executorWide().newChildAllocator("rowmatch-broadcast-" + key.hashCode(), 0,
               spec.memoryLimit);
           try {
             e.side = builder.apply(a);

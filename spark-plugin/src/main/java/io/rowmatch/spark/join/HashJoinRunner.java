@@ -21,6 +21,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.core.table.JoinProbe;
+import io.rowmatch.spark.memory.SpillMetrics;
 import io.rowmatch.spark.memory.TaskArrowMemory;
 import io.rowmatch.spark.testing.TestFaults;
 
@@ -45,6 +46,8 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   private final JoinKeyVectors probeKeys;
   /** Null-aware anti join whose build side holds a null key: no probe row survives. */
   private final boolean nullAwareNoRows;
+  /** The whole build side has rows (a grace join's partition may be empty while the build side is not). */
+  private final boolean buildNonEmpty;
   private final BasePredicate condition;
   private final ColumnarBatch buildRowView;
   private final JoinedRow joined = new JoinedRow();
@@ -64,8 +67,8 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   private ColumnarBatch current;
   private boolean closed;
 
-  private HashJoinRunner(JoinSpec spec, JoinBuildSide build, boolean buildNullKey, Runnable releaseBuild,
-      Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
+  private HashJoinRunner(JoinSpec spec, JoinBuildSide build, boolean buildNullKey, long buildRows,
+      Runnable releaseBuild, Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
       List<Attribute> conditionInput) {
     this.spec = spec;
     this.build = build;
@@ -75,6 +78,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     this.output = new JoinOutput(spec);
     this.probe = build.table().newProbe();
     this.nullAwareNoRows = spec.nullAwareAnti && (buildNullKey || build.hasNullKey());
+    this.buildNonEmpty = buildRows >= 0 ? buildRows > 0 : build.rowCount() > 0;
     if (nullAwareNoRows) {
       phase = Phase.DONE;
     }
@@ -96,25 +100,26 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     this.probeKeys = spec.probeKeyVectors(allocator);
   }
 
-  /** A shuffled hash join: both sides arrive co-partitioned; the build side is hashed by this task. */
-  public static HashJoinRunner shuffled(JoinSpec spec, Iterator<ColumnarBatch> left,
-      Iterator<ColumnarBatch> right, Expression condition, List<Attribute> conditionInput, TaskContext task) {
-    BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
-    JoinBuildSide build;
+  /**
+   * A shuffled hash join: both sides arrive co-partitioned; the build side is hashed by this task, or, when it
+   * does not fit, both sides are partitioned to disk first (GraceHashJoin).
+   */
+  public static Iterator<ColumnarBatch> shuffled(JoinSpec spec, Iterator<ColumnarBatch> left,
+      Iterator<ColumnarBatch> right, Expression condition, List<Attribute> conditionInput, TaskContext task,
+      SpillMetrics metrics) {
     try {
-      build = JoinBuildSide.fromBatches(spec.buildLeft ? left : right, spec, allocator);
+      return GraceHashJoin.join(spec, spec.buildLeft ? left : right, spec.buildLeft ? right : left, condition,
+          conditionInput, task, SpillMetrics.peakPerTask(task, metrics));
     } catch (OutOfMemoryException e) {
       throw TaskArrowMemory.outOfMemory(spec.operatorName, spec.memoryLimit, e);
     }
-    return start(spec, build, false, build::close, spec.buildLeft ? right : left, allocator, condition,
-        conditionInput, task);
   }
 
   /**
    * A broadcast hash join: the build side is hashed once per executor from the broadcast relation's rows and
    * shared by every task that probes it (see {@link BroadcastJoinTables}).
    */
-  public static HashJoinRunner broadcast(JoinSpec spec, Iterator<ColumnarBatch> streamed,
+  public static Iterator<ColumnarBatch> broadcast(JoinSpec spec, Iterator<ColumnarBatch> streamed,
       Broadcast<Object> relation, Expression condition, List<Attribute> conditionInput, TaskContext task,
       LongConsumer buildNanos) {
     BufferAllocator allocator = TaskArrowMemory.forTask(task, spec.memoryLimit);
@@ -126,8 +131,8 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
         buildNanos.accept(System.nanoTime() - start);
         return built;
       });
-      return start(spec, build, false, () -> BroadcastJoinTables.release(key), streamed, allocator, condition,
-          conditionInput, task);
+      return start(spec, build, false, -1, () -> BroadcastJoinTables.release(key), streamed, allocator, condition,
+          conditionInput, task, true);
     }
     // A semi/anti join without a condition only asks whether a key exists: one build row per key will do.
     // Part of the cache key, so an inner join of the same broadcast never gets the thinned table.
@@ -141,17 +146,23 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     });
     // Spark's null-aware relation keeps no rows once it saw a null key; it says so by its type.
     boolean nullKey = spec.nullAwareAnti && RowmatchBroadcastRows.hasNullKey(relation.value());
-    return start(spec, build, nullKey, () -> BroadcastJoinTables.release(key), streamed, allocator, condition,
-        conditionInput, task);
+    return start(spec, build, nullKey, -1, () -> BroadcastJoinTables.release(key), streamed, allocator, condition,
+        conditionInput, task, true);
   }
 
-  private static HashJoinRunner start(JoinSpec spec, JoinBuildSide build, boolean buildNullKey,
+  /**
+   * The join of one build side (and, for a grace join's partition, what the whole build side holds:
+   * buildNullKey, buildRows; else false, -1) with its probe input.
+   */
+  static Iterator<ColumnarBatch> start(JoinSpec spec, JoinBuildSide build, boolean buildNullKey, long buildRows,
       Runnable releaseBuild, Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
-      List<Attribute> conditionInput, TaskContext task) {
+      List<Attribute> conditionInput, TaskContext task, boolean wrapFaults) {
     HashJoinRunner runner;
     try {
-      Iterator<ColumnarBatch> probe = TestFaults.wrap(probeInput, task, spec.operatorName); // test-only, off by default
-      runner = new HashJoinRunner(spec, build, buildNullKey, releaseBuild, probe, allocator, condition,
+      Iterator<ColumnarBatch> probe = wrapFaults
+          ? TestFaults.wrap(probeInput, task, spec.operatorName) // test-only, off by default
+          : probeInput;
+      runner = new HashJoinRunner(spec, build, buildNullKey, buildRows, releaseBuild, probe, allocator, condition,
           conditionInput);
     } catch (RuntimeException | Error e) {
       releaseBuild.run();
@@ -159,11 +170,6 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     }
     TaskArrowMemory.closeWithTask(task, runner);
     return runner;
-  }
-
-  /** Bytes of the build side's table and columns (the "data size of build side" metric). */
-  public long buildDataSize() {
-    return build.allocatedBytes();
   }
 
   @Override
@@ -284,7 +290,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
       for (int i = 0; i < n; i++) {
         probePassed[i] = condition == null && probe.hasMatch(i);
       }
-      if (spec.nullAwareAnti && build.rowCount() > 0) {
+      if (spec.nullAwareAnti && buildNonEmpty) {
         // NOT IN against a non-empty list is unknown, so false, for a null probe key: drop the row.
         ValueVector key = keyVectors.get(0);
         for (int i = 0; i < n; i++) {

@@ -80,6 +80,33 @@ public final class JoinBuildSide implements AutoCloseable {
     }
   }
 
+  /**
+   * Builds from Arrow batches until {@code stop} says a batch would not fit: then returns the side as built
+   * so far, unfinished (only its columns are read, to spill them), and that batch, not added. {@code pending}
+   * is null when the whole input was built (the side is finished, as {@link #fromBatches} does).
+   */
+  public static Partial fromBatchesUntil(Iterator<ColumnarBatch> input, JoinSpec spec, BufferAllocator allocator,
+      java.util.function.BiPredicate<JoinBuildSide, ColumnarBatch> stop) {
+    JoinBuildSide side = new JoinBuildSide(spec, allocator);
+    try {
+      while (input.hasNext()) {
+        ColumnarBatch b = input.next();
+        if (b.numRows() > 0 && stop.test(side, b)) {
+          return new Partial(side, b);
+        }
+        side.add(b, spec);
+      }
+      side.finish();
+      return new Partial(side, null);
+    } catch (RuntimeException | Error e) {
+      side.close();
+      throw e;
+    }
+  }
+
+  /** What {@link #fromBatchesUntil} built, and the batch it stopped at (null: everything). */
+  public record Partial(JoinBuildSide side, ColumnarBatch pending) {}
+
   /** Builds from rows (a broadcast relation's rows), converted to Arrow batches first. */
   public static JoinBuildSide fromRows(Iterator<InternalRow> input, JoinSpec spec, BufferAllocator allocator) {
     try (RowsToArrowBatches batches = new RowsToArrowBatches(input, spec.buildSchema(), spec.timeZone,

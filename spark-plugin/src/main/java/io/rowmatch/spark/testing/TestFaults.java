@@ -97,7 +97,7 @@ public final class TestFaults {
    * Whether the application started with {@value #ENABLED}=true. Read from the SparkConf the executor was
    * started with, which a session's {@code spark.conf.set} does not change.
    */
-  private static boolean enabledAtStartup() {
+  public static boolean enabledAtStartup() {
     SparkEnv env = SparkEnv.get();
     return env != null && env.conf().getBoolean(ENABLED, false);
   }

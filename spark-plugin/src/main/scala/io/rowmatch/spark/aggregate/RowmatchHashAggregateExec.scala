@@ -13,6 +13,7 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import io.rowmatch.spark.arrow.{ArrowBatchConsumer, ArrowBatchProducer}
+import io.rowmatch.spark.memory.SpillMetricsOf
 import io.rowmatch.spark.metrics.OperatorTime
 
 /**
@@ -48,6 +49,9 @@ case class RowmatchHashAggregateExec(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"),
     "partialSkippedRows" -> SQLMetrics.createMetric(sparkContext, "partial aggregation skipped rows"),
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"),
+    "numSpills" -> SQLMetrics.createMetric(sparkContext, "number of spills"),
+    "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory"),
     // As Spark's: the time in the aggregation's loop, reading its input included.
     "aggTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time in aggregation build"))
 
@@ -60,8 +64,9 @@ case class RowmatchHashAggregateExec(
     val batches = longMetric("numOutputBatches")
     val skipped = longMetric("partialSkippedRows")
     val aggTime = longMetric("aggTime")
+    val spills = SpillMetricsOf(longMetric("spillSize"), longMetric("numSpills"), longMetric("peakMemory"))
     child.executeColumnar().mapPartitions { input =>
-      val aggregated = HashAggregateRunner.run(s, input.asJava, TaskContext.get(), (n: Long) => skipped += n)
+      val aggregated = HashAggregateRunner.run(s, input.asJava, TaskContext.get(), (n: Long) => skipped += n, spills)
       OperatorTime.total(aggregated, aggTime).asScala.map { b =>
         rows += b.numRows()
         batches += 1

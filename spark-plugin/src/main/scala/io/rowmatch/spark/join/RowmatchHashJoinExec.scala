@@ -15,6 +15,7 @@ import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import io.rowmatch.spark.arrow.{ArrowBatchConsumer, ArrowBatchProducer}
+import io.rowmatch.spark.memory.{SpillMetrics, SpillMetricsOf}
 import io.rowmatch.spark.metrics.OperatorTime
 
 /**
@@ -72,7 +73,10 @@ case class RowmatchHashJoinExec(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"),
     "buildTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time to build hash map"),
-    "probeTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time to probe")) ++
+    "probeTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time to probe"),
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"),
+    "numSpills" -> SQLMetrics.createMetric(sparkContext, "number of spills"),
+    "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory")) ++
     (if (broadcast) Map.empty
      else Map("buildDataSize" -> SQLMetrics.createSizeMetric(sparkContext, "data size of build side")))
 
@@ -87,9 +91,8 @@ case class RowmatchHashJoinExec(
     val batches = longMetric("numOutputBatches")
     val buildTime = longMetric("buildTime")
     val probeTime = longMetric("probeTime")
-    val buildDataSize = metrics.get("buildDataSize")
     // The probe's own time: the runner's time less the streamed side's (the build already happened).
-    def probe(time: OperatorTime, it: HashJoinRunner): Iterator[ColumnarBatch] = time.own(it, probeTime).asScala.map { b =>
+    def probe(time: OperatorTime, it: java.util.Iterator[ColumnarBatch]): Iterator[ColumnarBatch] = time.own(it, probeTime).asScala.map { b =>
       rows += b.numRows()
       batches += 1
       b
@@ -105,14 +108,20 @@ case class RowmatchHashJoinExec(
           (n: Long) => buildTime += n))
       }
     } else {
+      val spills = SpillMetricsOf(longMetric("spillSize"), longMetric("numSpills"), longMetric("peakMemory"))
+      val buildBytes = longMetric("buildDataSize")
       left.executeColumnar().zipPartitions(right.executeColumnar()) { (l, r) =>
+        // The build side's size: the largest table the task built (its only one unless the join spilled).
+        val spillsAndBuild = new SpillMetrics {
+          override def spilled(bytes: Long): Unit = spills.spilled(bytes)
+          override def peakMemory(bytes: Long): Unit = { spills.peakMemory(bytes); buildBytes += bytes }
+        }
         val time = new OperatorTime
         val (leftIn, rightIn) =
           if (s.buildLeft) (l.asJava, time.input(r.asJava)) else (time.input(l.asJava), r.asJava)
-        val runner = OperatorTime.time(() => HashJoinRunner.shuffled(s, leftIn, rightIn, cond, condInput,
-          TaskContext.get()), buildTime)
-        buildDataSize.foreach(_ += runner.buildDataSize())
-        probe(time, runner)
+        val joined = OperatorTime.time(() => HashJoinRunner.shuffled(s, leftIn, rightIn, cond, condInput,
+          TaskContext.get(), spillsAndBuild), buildTime)
+        probe(time, joined)
       }
     }
   }
