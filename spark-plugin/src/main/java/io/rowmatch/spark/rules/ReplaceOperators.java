@@ -10,6 +10,7 @@ import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.exchange.Exchange;
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
+import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.spark.aggregate.AggregatePlanner;
@@ -72,27 +73,56 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
   }
 
   /**
-   * A child read as Arrow: its shuffle moves Arrow batches (ShufflePlanner), a Project that only picks or
-   * renames columns and a Filter of only isnotnull(column) conjuncts (Spark's inferred join-key filters) run
-   * on Arrow, so a scan below is not turned into rows just to drop null keys and rename columns.
+   * A child read as Arrow: its shuffle moves Arrow batches (ShufflePlanner); a Filter or Project whose every
+   * expression the columnar kernels evaluate runs on Arrow (a pure isnotnull filter, Spark's inferred join-key
+   * filter, and a pure column pick whatever their input; a computing one over columnar input only: over rows
+   * the conversion would just move below it). Otherwise it stays Spark's, with the reason.
    */
   private static SparkPlan arrowInput(SparkPlan child, RowmatchConf conf) {
     if (child instanceof ShuffleExchangeExec shuffle) {
       return ShufflePlanner.replace(shuffle, conf);
     }
-    if (isNotNullFilter(child) && child instanceof FilterExec filter) {
-      RowmatchFilterExec replaced = new RowmatchFilterExec(filter.condition(), filter.child(), ArrowSettings.of(conf));
-      replaced.copyTagsFrom(filter);
-      return replaced;
+    if (child instanceof FilterExec filter && (isNotNullFilter(filter) || columnar(filter.child()))) {
+      return columnarFilter(filter, conf);
     }
-    // Only over Arrow or columnar input: over rows the conversion would just move below the pruning.
-    if (child instanceof ProjectExec project && RowmatchProjectExec.selectsOnly(project.projectList())
-        && (project.child().supportsColumnar() || isNotNullFilter(project.child()))) {
-      RowmatchProjectExec replaced = new RowmatchProjectExec(project.projectList(), project.child());
-      replaced.copyTagsFrom(project);
-      return replaced;
+    if (child instanceof ProjectExec project) {
+      boolean picks = RowmatchProjectExec.selectsOnly(project.projectList());
+      boolean overColumnar = columnar(project.child())
+          || (project.child() instanceof FilterExec f && (isNotNullFilter(f) || columnar(f.child()))
+              && RowmatchFilterExec.unsupported(f.condition(), f.child().output()).isEmpty());
+      if (overColumnar || (picks && project.child().supportsColumnar())) {
+        return columnarProject(project, conf);
+      }
     }
     return child;
+  }
+
+  /** Whether a plan's output is columnar: a scan, an Arrow producer (a Rowmatch operator), an Arrow shuffle. */
+  private static boolean columnar(SparkPlan plan) {
+    return plan.supportsColumnar() || plan instanceof ShuffleExchangeExec;
+  }
+
+  private static SparkPlan columnarFilter(FilterExec filter, RowmatchConf conf) {
+    Option<String> why = RowmatchFilterExec.unsupported(filter.condition(), filter.child().output());
+    if (why.isDefined()) {
+      FallbackReasons.record(filter, why.get(), conf);
+      return filter;
+    }
+    RowmatchFilterExec replaced = new RowmatchFilterExec(filter.condition(), filter.child(), ArrowSettings.of(conf));
+    replaced.copyTagsFrom(filter);
+    return replaced;
+  }
+
+  private static SparkPlan columnarProject(ProjectExec project, RowmatchConf conf) {
+    Option<String> why = RowmatchProjectExec.unsupported(project.projectList(), project.child().output());
+    if (why.isDefined()) {
+      FallbackReasons.record(project, why.get(), conf);
+      return project;
+    }
+    RowmatchProjectExec replaced = new RowmatchProjectExec(project.projectList(), project.child(),
+        ArrowSettings.of(conf));
+    replaced.copyTagsFrom(project);
+    return replaced;
   }
 
   private static boolean isNotNullFilter(SparkPlan plan) {
