@@ -255,12 +255,23 @@ final class ArithmeticKernels {
               out.longs[i] = -c.longs[i];
             }
           } else {
+            // Spark negates a wide decimal through Scala's BigDecimal, whose MathContext keeps 34 digits: rows
+            // with more go to Spark's own UnaryMinus (it rounds them, or fails)
             Int128 acc = new Int128();
+            long[] hard = new long[Vec.words(n)];
+            long any = 0;
             for (int i = 0; i < n; i++) {
               acc.set(c.his[i], c.longs[i]);
+              long o = acc.fitsPrecision(34) ? 0L : 1L;
+              hard[i >>> 6] |= o << i;
+              any |= o;
               acc.negate();
               out.his[i] = acc.hi;
               out.longs[i] = acc.lo;
+            }
+            if (any != 0) {
+              out.valid = out.valid == null ? null : out.valid.clone();
+              fallback(this, out, new Vec[] {c}, hard, active);
             }
           }
         }

@@ -233,18 +233,70 @@ final class CompareKernels {
     }
   }
 
-  /** value IN (literal, ...): true when some item equals it, else null when an item is null, else false. */
+  /**
+   * value IN (item, ...): true when some item equals it, else null when an item is null, else false. All-literal
+   * lists are compared against a prepared vector; other lists evaluate item k only where no earlier item matched,
+   * as Spark's In does.
+   */
   static Kernel in(Expression e, ExpressionPlanning p) {
     In in = (In) e;
     DataType t = p.checkType(in.value().dataType(), e);
-    List<Literal> items = new ArrayList<>();
+    List<Literal> literals = new ArrayList<>();
+    List<Kernel> items = new ArrayList<>();
     for (Expression item : CollectionConverters.asJava(in.list())) {
-      if (!(item instanceof Literal l) || !l.dataType().sameType(t)) {
-        throw p.refuse("IN list items other than literals of the value's type: " + e.sql());
+      if (!item.dataType().sameType(t)) {
+        throw p.refuse("IN list items of another type than the value's: " + e.sql());
       }
-      items.add(l);
+      if (item instanceof Literal l) {
+        literals.add(l);
+      }
+      items.add(p.child(item));
     }
-    return new InKernel(e, p.child(in.value()), t, items.stream().map(Literal::value).toArray());
+    if (literals.size() == items.size()) {
+      return new InKernel(e, p.child(in.value()), t, literals.stream().map(Literal::value).toArray());
+    }
+    return new InItems(e, p.child(in.value()), items.toArray(new Kernel[0]));
+  }
+
+  static final class InItems extends Kernel {
+    final Kernel value;
+    final Kernel[] items;
+
+    InItems(Expression e, Kernel value, Kernel[] items) {
+      super(e);
+      this.value = value;
+      this.items = items;
+    }
+
+    @Override
+    Vec eval(EvalBatch in, long[] active) {
+      int n = in.rows;
+      Vec a = value.eval(in, active);
+      long[] open = ConditionalKernels.and(active, a.valid == null ? Vec.allValid(n) : a.valid);
+      long[] found = new long[Vec.words(n)];
+      long[] sawNull = new long[found.length];
+      for (Kernel k : items) {
+        long[] still = LogicKernels.without(open, found, n);
+        Vec v = k.eval(in, still);
+        for (int i = 0; i < n; i++) {
+          if ((still[i >>> 6] & (1L << i)) != 0) {
+            if (!v.isValid(i)) {
+              sawNull[i >>> 6] |= 1L << i;
+            } else if (compareAt(a, i, v, i) == 0) {
+              found[i >>> 6] |= 1L << i;
+            }
+          }
+        }
+      }
+      Vec out = new Vec(type, n);
+      out.bits = found;
+      long[] valid = a.valid == null ? Vec.allValid(n) : a.valid.clone();
+      for (int w = 0; w < valid.length; w++) {
+        valid[w] &= found[w] | ~sawNull[w];
+      }
+      out.valid = valid;
+      return out;
+    }
   }
 
   /** Spark's InSet (an IN over many literals, as a set): not for floating values, whose set holds NaN apart. */

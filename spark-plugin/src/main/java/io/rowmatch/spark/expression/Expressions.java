@@ -25,6 +25,7 @@ import org.apache.spark.sql.catalyst.expressions.In;
 import org.apache.spark.sql.catalyst.expressions.InSet;
 import org.apache.spark.sql.catalyst.expressions.IsNotNull;
 import org.apache.spark.sql.catalyst.expressions.IsNull;
+import org.apache.spark.sql.catalyst.expressions.Length;
 import org.apache.spark.sql.catalyst.expressions.LessThan;
 import org.apache.spark.sql.catalyst.expressions.LessThanOrEqual;
 import org.apache.spark.sql.catalyst.expressions.Like;
@@ -76,6 +77,7 @@ final class Expressions {
       SupportedExpression.of(EndsWith.class, StringKernels::predicate),
       SupportedExpression.of(Contains.class, StringKernels::predicate),
       SupportedExpression.of(Like.class, StringKernels::like),
+      SupportedExpression.of(Length.class, StringKernels::length),
       SupportedExpression.of(Substring.class, StringKernels::substring));
 
   private static final Map<Class<?>, SupportedExpression> BY_CLASS = new HashMap<>();

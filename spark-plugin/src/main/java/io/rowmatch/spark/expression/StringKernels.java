@@ -7,11 +7,13 @@ import java.util.List;
 import org.apache.spark.sql.catalyst.expressions.Contains;
 import org.apache.spark.sql.catalyst.expressions.EndsWith;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.Length;
 import org.apache.spark.sql.catalyst.expressions.Like;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.StartsWith;
 import org.apache.spark.sql.catalyst.expressions.StringPredicate;
 import org.apache.spark.sql.catalyst.expressions.Substring;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.IntegerType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.unsafe.Platform;
@@ -411,6 +413,43 @@ final class StringKernels {
           java.util.Arrays.fill(pat.lens, pat.data.length);
           ArithmeticKernels.fallback(this, out, new Vec[] {a, pat}, hard, null);
         }
+      }
+      return out;
+    }
+  }
+
+  // ---- length ----
+
+  static Kernel length(Expression e, ExpressionPlanning p) {
+    Length len = (Length) e;
+    DataType t = len.child().dataType();
+    if (!(t instanceof StringType) && !(t instanceof org.apache.spark.sql.types.BinaryType)) {
+      throw p.refuse("length of " + t.simpleString() + ": " + e.sql());
+    }
+    return new LengthKernel(e, p.child(len.child()), t instanceof StringType);
+  }
+
+  /** Characters of a string as Spark counts them (UTF8String.numChars, over our bytes), bytes of a binary. */
+  static final class LengthKernel extends Kernel {
+    final Kernel child;
+    final boolean chars;
+
+    LengthKernel(Expression e, Kernel child, boolean chars) {
+      super(e);
+      this.child = child;
+      this.chars = chars;
+    }
+
+    @Override
+    Vec eval(EvalBatch in, long[] active) {
+      Vec c = child.eval(in, active);
+      int n = in.rows;
+      Vec out = Vec.allocate(type, n);
+      out.valid = c.valid;
+      for (int i = 0; i < n; i++) {
+        out.longs[i] = chars
+            ? UTF8String.fromAddress(c.data, Platform.BYTE_ARRAY_OFFSET + c.starts[i], c.lens[i]).numChars()
+            : c.lens[i];
       }
       return out;
     }

@@ -93,6 +93,10 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
       if (overColumnar || (picks && project.child().supportsColumnar())) {
         return columnarProject(project, conf);
       }
+      if (project.child() instanceof FilterExec f && columnar(f.child())) {
+        RowmatchFilterExec.unsupported(f.condition(), f.child().output())
+            .foreach(why -> { FallbackReasons.record(f, why, conf); return null; });
+      }
     }
     return child;
   }
