@@ -64,7 +64,22 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
       changed |= rewritten != original;
       newChildren.add(rewritten);
     }
-    return changed ? node.withNewChildren(CollectionConverters.asScala(newChildren).toSeq()) : node;
+    return overArrow(changed ? node.withNewChildren(CollectionConverters.asScala(newChildren).toSeq()) : node, conf);
+  }
+
+  /**
+   * Bottom-up: a Filter or Project whose child (already rewritten) produces Arrow batches, a Rowmatch operator or
+   * an Arrow shuffle's stage, runs on those batches whatever its parent, so no rows are made below it (a
+   * computing Project between two joins, a Filter over a join).
+   */
+  private static SparkPlan overArrow(SparkPlan plan, RowmatchConf conf) {
+    if (plan instanceof FilterExec filter && InsertArrowTransitions.producesArrow(filter.child())) {
+      return columnarFilter(filter, conf);
+    }
+    if (plan instanceof ProjectExec project && InsertArrowTransitions.producesArrow(project.child())) {
+      return columnarProject(project, conf);
+    }
+    return plan;
   }
 
   /** Whether child i of this node is read as Arrow batches (a Rowmatch join, aggregate or shuffle input). */
