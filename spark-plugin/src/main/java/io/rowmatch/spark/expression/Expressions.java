@@ -38,6 +38,7 @@ import org.apache.spark.sql.catalyst.expressions.Substring;
 import org.apache.spark.sql.catalyst.expressions.Subtract;
 import org.apache.spark.sql.catalyst.expressions.UnaryMinus;
 import org.apache.spark.sql.catalyst.expressions.Year;
+import org.apache.spark.sql.execution.ScalarSubquery;
 
 /**
  * The registry of Spark expressions the columnar kernels evaluate, by Spark's expression class (exact class: a
@@ -48,6 +49,7 @@ final class Expressions {
 
   private static final List<SupportedExpression> ALL = List.of(
       SupportedExpression.of(Literal.class, LeafKernels::literal),
+      SupportedExpression.of(ScalarSubquery.class, LeafKernels::scalarSubquery),
       SupportedExpression.of(BoundReference.class, LeafKernels::bound),
       SupportedExpression.of(AttributeReference.class, LeafKernels::attribute),
       SupportedExpression.of(EqualTo.class, CompareKernels::plan),

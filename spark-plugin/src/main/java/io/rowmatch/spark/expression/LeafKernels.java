@@ -19,6 +19,20 @@ final class LeafKernels {
     return new LiteralKernel(l);
   }
 
+  /**
+   * A scalar subquery's value: Spark runs the subquery before this plan node executes (SparkPlan.prepare waits for
+   * every subquery in the node's expressions) and ships its result with the expression, so it is a literal here.
+   */
+  static Kernel scalarSubquery(Expression e, ExpressionPlanning p) {
+    p.checkType(e.dataType(), e);
+    return new LiteralKernel(e, null) {
+      @Override
+      Object value() {
+        return expr.eval(null);
+      }
+    };
+  }
+
   static Kernel bound(Expression e, ExpressionPlanning p) {
     BoundReference b = (BoundReference) e;
     p.checkType(b.dataType(), e);
@@ -32,13 +46,21 @@ final class LeafKernels {
   }
 
   /** A literal, broadcast to the batch's rows once per batch size (kernels never modify their inputs). */
-  static final class LiteralKernel extends Kernel {
-    final Object value;
+  static class LiteralKernel extends Kernel {
+    private final Object literal;
     private Vec cached;
 
     LiteralKernel(Literal l) {
-      super(l);
-      this.value = l.value();
+      this(l, l.value());
+    }
+
+    LiteralKernel(Expression e, Object value) {
+      super(e);
+      this.literal = value;
+    }
+
+    Object value() {
+      return literal;
     }
 
     @Override
@@ -47,6 +69,7 @@ final class LeafKernels {
       if (cached != null && cached.rows == n) {
         return cached;
       }
+      Object value = value();
       Vec v = Vec.allocate(type, n);
       if (value == null) {
         v.valid = new long[Vec.words(n)];

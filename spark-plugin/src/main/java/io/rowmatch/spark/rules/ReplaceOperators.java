@@ -97,23 +97,39 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     if (child instanceof ShuffleExchangeExec shuffle) {
       return ShufflePlanner.replace(shuffle, conf);
     }
-    if (child instanceof FilterExec filter && (isNotNullFilter(filter) || columnar(filter.child()))) {
+    if (child instanceof FilterExec filter && (isNotNullFilter(filter) || runsColumnar(filter.child()))) {
       return columnarFilter(filter, conf);
     }
     if (child instanceof ProjectExec project) {
       boolean picks = RowmatchProjectExec.selectsOnly(project.projectList());
-      boolean overColumnar = columnar(project.child())
-          || (project.child() instanceof FilterExec f && (isNotNullFilter(f) || columnar(f.child()))
-              && RowmatchFilterExec.unsupported(f.condition(), f.child().output()).isEmpty());
-      if (overColumnar || (picks && project.child().supportsColumnar())) {
+      if (runsColumnar(project.child()) || (picks && isNotNullFilter(project.child()))) {
         return columnarProject(project, conf);
       }
-      if (project.child() instanceof FilterExec f && columnar(f.child())) {
+      if (project.child() instanceof FilterExec f && runsColumnar(f.child())) {
         RowmatchFilterExec.unsupported(f.condition(), f.child().output())
             .foreach(why -> { FallbackReasons.record(f, why, conf); return null; });
       }
     }
     return child;
+  }
+
+  /**
+   * Whether a plan will hand Arrow batches up without making rows: a columnar scan, an Arrow producer, a shuffle
+   * (ShufflePlanner decides whether it moves Arrow), or a supported Filter or Project over such a plan (a chain
+   * such as the aggregate's computed inputs over a pick over a filter over a scan).
+   */
+  private static boolean runsColumnar(SparkPlan plan) {
+    if (columnar(plan)) {
+      return true;
+    }
+    if (plan instanceof FilterExec f) {
+      return (isNotNullFilter(f) || runsColumnar(f.child()))
+          && RowmatchFilterExec.unsupported(f.condition(), f.child().output()).isEmpty();
+    }
+    if (plan instanceof ProjectExec p) {
+      return runsColumnar(p.child()) && RowmatchProjectExec.unsupported(p.projectList(), p.child().output()).isEmpty();
+    }
+    return false;
   }
 
   /** Whether a plan's output is columnar: a scan, an Arrow producer (a Rowmatch operator), an Arrow shuffle. */
