@@ -60,6 +60,30 @@ public final class ColumnarExpressions {
     return new ColumnarExpressions(kernels, pass, types);
   }
 
+  /**
+   * Expressions already bound to their input's columns (BoundReference), over columns of the given types; null
+   * when one is not supported (the caller keeps Spark's evaluation).
+   */
+  public static ColumnarExpressions compileBound(Expression[] bound, DataType[] inputTypes) {
+    ExpressionPlanning p = new ExpressionPlanning(CollectionConverters.asScala(List.<Attribute>of()).toSeq());
+    Kernel[] kernels = new Kernel[bound.length];
+    int[] pass = new int[bound.length];
+    try {
+      for (int i = 0; i < bound.length; i++) {
+        kernels[i] = Expressions.planOne(bound[i], p);
+        pass[i] = -1;
+      }
+    } catch (ExpressionPlanning.Refused r) {
+      return null;
+    }
+    return new ColumnarExpressions(kernels, pass, inputTypes.clone());
+  }
+
+  /** A batch given as its Arrow columns. */
+  public Object open(ValueVector[] columns, int rows) {
+    return new EvalBatch(columns.clone(), inputTypes, rows);
+  }
+
   public int size() {
     return kernels.length;
   }
