@@ -18,7 +18,6 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.BasePredicate;
-import org.apache.spark.sql.catalyst.expressions.BindReferences;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
@@ -107,15 +106,21 @@ public class ExpressionBench {
     LogicalPlan plan = q.queryExecution().optimizedPlan();
     Project project = (Project) plan;
     Filter filter = (Filter) project.child();
-    scala.collection.Seq<Attribute> input = filter.child().output();
+    List<Attribute> inputList = CollectionConverters.asJava(filter.child().output());
+    scala.collection.immutable.Seq<Attribute> input = CollectionConverters.asScala(inputList).toSeq();
     List<Expression> steps = CollectionConverters.asJava(
         io.rowmatch.spark.arrow.RowmatchFilterExec.steps(filter.condition(), input));
     conjuncts = ColumnarExpressions.compile(CollectionConverters.asScala(steps).toSeq(), input);
-    projections = ColumnarExpressions.compile(project.projectList(), input);
-    predicate = GeneratePredicate.generate(BindReferences.bindReference(filter.condition(), input, false));
+    List<NamedExpression> list = CollectionConverters.asJava(project.projectList());
+    List<Expression> listed = new ArrayList<>();
+    for (NamedExpression e : list) {
+      listed.add((Expression) e); // a Scala trait over a class: Java needs the cast
+    }
+    projections = ColumnarExpressions.compile(CollectionConverters.asScala(listed).toSeq(), input);
+    predicate = (BasePredicate) GeneratePredicate.generate(io.rowmatch.spark.join.KeyBinding.bind(filter.condition(), inputList));
     List<Expression> bound = new ArrayList<>();
-    for (NamedExpression e : CollectionConverters.asJava(project.projectList())) {
-      bound.add(BindReferences.bindReference((Expression) e, input, false));
+    for (NamedExpression e : list) {
+      bound.add(io.rowmatch.spark.join.KeyBinding.bind((Expression) e, inputList));
     }
     projection = UnsafeProjection.create(CollectionConverters.asScala(bound).toSeq());
 

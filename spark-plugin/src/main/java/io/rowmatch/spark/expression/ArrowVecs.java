@@ -22,6 +22,7 @@ import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.unsafe.Platform;
 
 import io.rowmatch.spark.arrow.ArrowSchemas;
 
@@ -31,6 +32,15 @@ import io.rowmatch.spark.arrow.ArrowSchemas;
  */
 final class ArrowVecs {
   private ArrowVecs() {}
+
+  /** Reads stay inside the buffer: checked once per column here, then by address (as the core's kernels). */
+  private static long checked(ArrowBuf b, long bytes, DataType type) {
+    if (b.capacity() < bytes) {
+      throw new IllegalStateException("a " + type.simpleString() + " column's buffer holds " + b.capacity()
+          + " bytes, fewer than its values need (" + bytes + ")");
+    }
+    return b.memoryAddress();
+  }
 
   static Vec read(ValueVector v, DataType type, int rows) {
     if (v.getValueCount() < rows) {
@@ -48,12 +58,14 @@ final class ArrowVecs {
         long[] l = new long[rows];
         ArrowBuf b = v.getDataBuffer();
         if (v instanceof BigIntVector || v instanceof TimeStampMicroTZVector || v instanceof TimeStampMicroVector) {
+          long addr = checked(b, (long) rows << 3, type);
           for (int i = 0; i < rows; i++) {
-            l[i] = b.getLong((long) i << 3);
+            l[i] = Platform.getLong(null, addr + ((long) i << 3));
           }
         } else if (v instanceof IntVector || v instanceof DateDayVector) {
+          long addr = checked(b, (long) rows << 2, type);
           for (int i = 0; i < rows; i++) {
-            l[i] = b.getInt((long) i << 2);
+            l[i] = Platform.getInt(null, addr + ((long) i << 2));
           }
         } else if (v instanceof SmallIntVector) {
           for (int i = 0; i < rows; i++) {
@@ -72,8 +84,9 @@ final class ArrowVecs {
         double[] d = new double[rows];
         ArrowBuf b = v.getDataBuffer();
         if (v instanceof Float8Vector) {
+          long addr = checked(b, (long) rows << 3, type);
           for (int i = 0; i < rows; i++) {
-            d[i] = b.getDouble((long) i << 3);
+            d[i] = Platform.getDouble(null, addr + ((long) i << 3));
           }
         } else if (v instanceof Float4Vector) {
           for (int i = 0; i < rows; i++) {
@@ -88,16 +101,16 @@ final class ArrowVecs {
         if (!(v instanceof DecimalVector)) {
           throw unexpected(v, type);
         }
-        ArrowBuf b = v.getDataBuffer();
+        long addr = checked(v.getDataBuffer(), (long) rows << 4, type);
         long[] lo = new long[rows];
         for (int i = 0; i < rows; i++) {
-          lo[i] = b.getLong((long) i << 4);
+          lo[i] = Platform.getLong(null, addr + ((long) i << 4));
         }
         out.longs = lo;
         if (Vec.wide(type)) {
           long[] hi = new long[rows];
           for (int i = 0; i < rows; i++) {
-            hi[i] = b.getLong(((long) i << 4) + 8);
+            hi[i] = Platform.getLong(null, addr + ((long) i << 4) + 8);
           }
           out.his = hi;
         }
@@ -231,9 +244,10 @@ final class ArrowVecs {
         case Vec.DECIMAL -> {
           long[] lo = v.longs;
           long[] hi = v.his;
+          long addr = checked(b, (long) rows << 4, v.type);
           for (int i = 0; i < rows; i++) {
-            b.setLong((long) i << 4, lo[i]);
-            b.setLong(((long) i << 4) + 8, hi == null ? lo[i] >> 63 : hi[i]);
+            Platform.putLong(null, addr + ((long) i << 4), lo[i]);
+            Platform.putLong(null, addr + ((long) i << 4) + 8, hi == null ? lo[i] >> 63 : hi[i]);
           }
         }
         default -> throw new IllegalStateException("cannot write " + v.type.simpleString() + " to "

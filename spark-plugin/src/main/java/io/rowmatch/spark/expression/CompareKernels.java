@@ -186,39 +186,50 @@ final class CompareKernels {
       return out;
     }
 
+    /** One word of results at a time, kept in a register (no read-modify-write of the bitmap per row). */
     private void longs(long[] a, long[] b, int n, long[] bits) {
-      switch (op) {
-        case EQ, EQ_NULL_SAFE -> {
-          for (int i = 0; i < n; i++) {
-            bits[i >>> 6] |= (a[i] == b[i] ? 1L : 0L) << i;
+      for (int w = 0, base = 0; base < n; w++, base += 64) {
+        int end = Math.min(64, n - base);
+        long word = 0;
+        switch (op) {
+          case EQ, EQ_NULL_SAFE -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] == b[base + j] ? 1L : 0L) << j;
+            }
+          }
+          case LT -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] < b[base + j] ? 1L : 0L) << j;
+            }
+          }
+          case LE -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] <= b[base + j] ? 1L : 0L) << j;
+            }
+          }
+          case GT -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] > b[base + j] ? 1L : 0L) << j;
+            }
+          }
+          default -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] >= b[base + j] ? 1L : 0L) << j;
+            }
           }
         }
-        case LT -> {
-          for (int i = 0; i < n; i++) {
-            bits[i >>> 6] |= (a[i] < b[i] ? 1L : 0L) << i;
-          }
-        }
-        case LE -> {
-          for (int i = 0; i < n; i++) {
-            bits[i >>> 6] |= (a[i] <= b[i] ? 1L : 0L) << i;
-          }
-        }
-        case GT -> {
-          for (int i = 0; i < n; i++) {
-            bits[i >>> 6] |= (a[i] > b[i] ? 1L : 0L) << i;
-          }
-        }
-        default -> {
-          for (int i = 0; i < n; i++) {
-            bits[i >>> 6] |= (a[i] >= b[i] ? 1L : 0L) << i;
-          }
-        }
+        bits[w] = word;
       }
     }
 
     private void doubles(double[] a, double[] b, int n, long[] bits) {
-      for (int i = 0; i < n; i++) {
-        bits[i >>> 6] |= (test(op, compareDoubles(a[i], b[i])) ? 1L : 0L) << i;
+      for (int w = 0, base = 0; base < n; w++, base += 64) {
+        int end = Math.min(64, n - base);
+        long word = 0;
+        for (int j = 0; j < end; j++) {
+          word |= (test(op, compareDoubles(a[base + j], b[base + j])) ? 1L : 0L) << j;
+        }
+        bits[w] = word;
       }
     }
   }
