@@ -65,9 +65,29 @@ class TpchRowmatchSuite extends TpchSuiteBase(Engine.ROWMATCH) {
           " src/test/resources/io/rowmatch/tpch/rowmatch-operators.tsv")
       case None => assert(count >= 1, s"no Rowmatch operator ran and no count is pinned ($detail)")
     }
+    val rowsIntoArrow = RowsIntoArrow.find(run.plan())
+    assert(rowsIntoArrow.isEmpty, s"${strategy.name} ${query.name()}: rows are made and converted back to Arrow " +
+      s"below a Rowmatch operator (RowmatchToArrow over ${rowsIntoArrow.mkString(", ")}) ($detail)\n${run.plan()}")
     if (count == 0) {
       assert(!run.inspection().fallbackReasons().isEmpty,
         s"the plugin left ${query.name()} entirely to Spark without recording why ($detail)")
     }
+  }
+}
+
+/**
+ * The inputs of RowmatchToArrow in a final plan's text that are not a scan's column vectors: a row-based
+ * Filter, Project or ColumnarToRow (a codegen stage) under a Rowmatch operator means rows were made from
+ * columnar batches only to be converted back to Arrow.
+ */
+object RowsIntoArrow {
+  def find(plan: String): Seq[String] = {
+    val lines = plan.split("\n").toSeq
+    val fin = lines.indexWhere(_.contains("== Final Plan =="))
+    val end = lines.indexWhere(_.contains("== Initial Plan =="))
+    val part = if (fin >= 0 && end > fin) lines.slice(fin, end) else lines
+    part.indices.filter(i => part(i).contains("RowmatchToArrow") && i + 1 < part.size).map { i =>
+      part(i + 1).replaceAll("^[\\s:+|-]*", "").replaceAll("^\\*\\(\\d+\\) ", "").takeWhile(_ != ' ')
+    }.filterNot(n => n == "FileScan" || n == "Scan" || n == "BatchScan" || n == "EmptyRelation") // AQE: no rows
   }
 }

@@ -14,7 +14,7 @@ class ArrowPipelineSuite extends JoinQueryTest {
   /** A join directly fed, through a RowmatchProject, by another join's Arrow batches. */
   private def chained(df: org.apache.spark.sql.DataFrame): Seq[RowmatchProjectExec] =
     executedNodes(df).collect { case j: RowmatchHashJoinExec => j }.flatMap(_.children).collect {
-      case p @ RowmatchProjectExec(_, _: RowmatchHashJoinExec) => p
+      case p @ RowmatchProjectExec(_, _: RowmatchHashJoinExec, _) => p
     }
 
   for (st <- strategies) {

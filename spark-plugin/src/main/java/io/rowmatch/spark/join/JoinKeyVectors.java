@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -23,13 +24,15 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.spark.arrow.ArrowSchemas;
+import io.rowmatch.spark.expression.ColumnarExpressions;
 
 /**
  * The key columns of one side of a join for each of its batches. A key is either a column of the batch
  * (ordinal below the side's width) or a computed key: a deterministic expression over the side's columns
  * (Spark's cast of an int key to bigint, a normalized struct, {@code a + 1}), evaluated row by row with
  * Spark's own UnsafeProjection and written to Arrow with Spark's ArrowWriter, so the key values are exactly
- * the ones vanilla Spark computes and compares. Computing here rather than with a ProjectExec below the
+ * the ones vanilla Spark computes and compares; when the columnar expression kernels evaluate every computed
+ * key (a cast, arithmetic), they compute them a batch at a time instead, with the same values. Computing here rather than with a ProjectExec below the
  * join keeps the join's children (and so its output, partitioning and broadcast exchange) Spark's own, and
  * serves a broadcast build side, whose rows come out of Spark's HashedRelation, the same way.
  *
@@ -45,6 +48,12 @@ public final class JoinKeyVectors implements AutoCloseable {
   private final UnsafeProjection toUnsafe;
   private final VectorSchemaRoot root;
   private final ArrowWriter writer;
+  /** The computed keys as columnar kernels, or null (Spark's projection row by row). */
+  private final ColumnarExpressions kernels;
+  private final String timeZone;
+  private final BufferAllocator allocator;
+  private FieldVector[] computedVectors = new FieldVector[0];
+  private final boolean[] nullable;
 
   /**
    * @param keys per key, an ordinal: below the side's width a column of the batch, else {@code width + i} for
@@ -56,7 +65,18 @@ public final class JoinKeyVectors implements AutoCloseable {
       BufferAllocator allocator) {
     this.keys = keys.clone();
     this.width = side.fields().length;
-    if (computed.length == 0) {
+    this.timeZone = timeZone;
+    this.allocator = allocator;
+    DataType[] sideTypes = new DataType[width];
+    for (int i = 0; i < width; i++) {
+      sideTypes[i] = side.fields()[i].dataType();
+    }
+    this.kernels = computed.length == 0 ? null : ColumnarExpressions.compileBound(computed, sideTypes);
+    this.nullable = new boolean[computed.length];
+    for (int i = 0; i < computed.length; i++) {
+      nullable[i] = computed[i].nullable(); // as the ArrowWriter path's fields
+    }
+    if (computed.length == 0 || kernels != null) {
       this.projection = null;
       this.toUnsafe = null;
       this.root = null;
@@ -89,11 +109,34 @@ public final class JoinKeyVectors implements AutoCloseable {
 
   /** True when some key is computed (the batch's rows are read to evaluate it). */
   public boolean computes() {
-    return root != null;
+    return root != null || kernels != null;
   }
 
   /** The key vectors of {@code batch}, whose columns as Arrow vectors are {@code columns}. */
   public List<ValueVector> of(ValueVector[] columns, ColumnarBatch batch) {
+    if (kernels != null) {
+      releaseComputed();
+      Object in = kernels.open(columns, batch.numRows());
+      FieldVector[] out = new FieldVector[kernels.size()];
+      try {
+        for (int i = 0; i < out.length; i++) {
+          out[i] = kernels.evaluate(in, i, "_rowmatch_key_" + i, nullable[i], timeZone, allocator);
+        }
+      } catch (RuntimeException | Error e) {
+        for (FieldVector v : out) {
+          if (v != null) {
+            v.close();
+          }
+        }
+        throw e;
+      }
+      computedVectors = out;
+      List<ValueVector> result = new ArrayList<>(keys.length);
+      for (int k : keys) {
+        result.add(k < width ? columns[k] : out[k - width]);
+      }
+      return result;
+    }
     if (root != null) {
       writer.reset();
       int n = batch.numRows();
@@ -124,8 +167,16 @@ public final class JoinKeyVectors implements AutoCloseable {
     return false;
   }
 
+  private void releaseComputed() {
+    for (FieldVector v : computedVectors) {
+      v.close();
+    }
+    computedVectors = new FieldVector[0];
+  }
+
   @Override
   public void close() {
+    releaseComputed();
     if (root != null) {
       root.close();
     }

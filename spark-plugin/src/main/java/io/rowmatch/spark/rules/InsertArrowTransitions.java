@@ -67,7 +67,7 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
       partitioned.copyTagsFrom(union);
       return partitioned;
     }
-    return columnarProject(result);
+    return columnarProject(result, settings);
   }
 
   /**
@@ -76,7 +76,7 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
    * producer under the ColumnarToRow/RowToColumnar pair and drops both. Not over RowmatchToArrow: its
    * vectors are reused from batch to batch, and a ColumnarToRow above may close the batches it consumed.
    */
-  private static SparkPlan columnarProject(SparkPlan plan) {
+  private static SparkPlan columnarProject(SparkPlan plan, ArrowSettings settings) {
     if (!(plan instanceof ProjectExec p) || !(p.child() instanceof ColumnarToRowExec c2r)) {
       return plan;
     }
@@ -87,7 +87,7 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
     if (!RowmatchProjectExec.selectsOnly(p.projectList())) {
       return plan;
     }
-    RowmatchProjectExec projected = new RowmatchProjectExec(p.projectList(), producer);
+    RowmatchProjectExec projected = new RowmatchProjectExec(p.projectList(), producer, settings);
     projected.copyTagsFrom(p);
     return new ColumnarToRowExec(projected);
   }

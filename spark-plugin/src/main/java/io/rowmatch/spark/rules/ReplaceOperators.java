@@ -13,6 +13,7 @@ import org.apache.spark.sql.execution.exchange.Exchange;
 import org.apache.spark.sql.execution.exchange.RowmatchBroadcastExchangeExec;
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
 import org.apache.spark.sql.execution.joins.HashedRelationBroadcastMode;
+import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.spark.aggregate.AggregatePlanner;
@@ -67,7 +68,22 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
       changed |= rewritten != original;
       newChildren.add(rewritten);
     }
-    return changed ? node.withNewChildren(CollectionConverters.asScala(newChildren).toSeq()) : node;
+    return overArrow(changed ? node.withNewChildren(CollectionConverters.asScala(newChildren).toSeq()) : node, conf);
+  }
+
+  /**
+   * Bottom-up: a Filter or Project whose child (already rewritten) produces Arrow batches, a Rowmatch operator or
+   * an Arrow shuffle's stage, runs on those batches whatever its parent, so no rows are made below it (a
+   * computing Project between two joins, a Filter over a join).
+   */
+  private static SparkPlan overArrow(SparkPlan plan, RowmatchConf conf) {
+    if (plan instanceof FilterExec filter && InsertArrowTransitions.producesArrow(filter.child())) {
+      return columnarFilter(filter, conf);
+    }
+    if (plan instanceof ProjectExec project && InsertArrowTransitions.producesArrow(project.child())) {
+      return columnarProject(project, conf);
+    }
+    return plan;
   }
 
   /** Whether child i of this node is read as Arrow batches (a Rowmatch join, aggregate or shuffle input). */
@@ -76,25 +92,27 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
   }
 
   /**
-   * A child read as Arrow: its shuffle moves Arrow batches (ShufflePlanner), a Project that only picks or
-   * renames columns and a Filter of only isnotnull(column) conjuncts (Spark's inferred join-key filters) run
-   * on Arrow, so a scan below is not turned into rows just to drop null keys and rename columns.
+   * A child read as Arrow: its shuffle moves Arrow batches (ShufflePlanner); a Filter or Project whose every
+   * expression the columnar kernels evaluate runs on Arrow (a pure isnotnull filter, Spark's inferred join-key
+   * filter, and a pure column pick whatever their input; a computing one over columnar input only: over rows
+   * the conversion would just move below it). Otherwise it stays Spark's, with the reason.
    */
   private static SparkPlan arrowInput(SparkPlan child, RowmatchConf conf) {
     if (child instanceof ShuffleExchangeExec shuffle) {
       return ShufflePlanner.replace(shuffle, conf);
     }
-    if (isNotNullFilter(child) && child instanceof FilterExec filter) {
-      RowmatchFilterExec replaced = new RowmatchFilterExec(filter.condition(), filter.child(), ArrowSettings.of(conf));
-      replaced.copyTagsFrom(filter);
-      return replaced;
+    if (child instanceof FilterExec filter && (isNotNullFilter(filter) || runsColumnar(filter.child()))) {
+      return columnarFilter(filter, conf);
     }
-    // Only over Arrow or columnar input: over rows the conversion would just move below the pruning.
-    if (child instanceof ProjectExec project && RowmatchProjectExec.selectsOnly(project.projectList())
-        && (project.child().supportsColumnar() || isNotNullFilter(project.child()))) {
-      RowmatchProjectExec replaced = new RowmatchProjectExec(project.projectList(), project.child());
-      replaced.copyTagsFrom(project);
-      return replaced;
+    if (child instanceof ProjectExec project) {
+      boolean picks = RowmatchProjectExec.selectsOnly(project.projectList());
+      if (runsColumnar(project.child()) || (picks && isNotNullFilter(project.child()))) {
+        return columnarProject(project, conf);
+      }
+      if (project.child() instanceof FilterExec f && runsColumnar(f.child())) {
+        RowmatchFilterExec.unsupported(f.condition(), f.child().output())
+            .foreach(why -> { FallbackReasons.record(f, why, conf); return null; });
+      }
     }
     return child;
   }
@@ -120,6 +138,53 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
       return RowmatchBroadcastExchangeExec.vanillaBuild(child);
     }
     return child;
+  }
+
+  /**
+   * Whether a plan will hand Arrow batches up without making rows: a columnar scan, an Arrow producer, a shuffle
+   * (ShufflePlanner decides whether it moves Arrow), or a supported Filter or Project over such a plan (a chain
+   * such as the aggregate's computed inputs over a pick over a filter over a scan).
+   */
+  private static boolean runsColumnar(SparkPlan plan) {
+    if (columnar(plan)) {
+      return true;
+    }
+    if (plan instanceof FilterExec f) {
+      return (isNotNullFilter(f) || runsColumnar(f.child()))
+          && RowmatchFilterExec.unsupported(f.condition(), f.child().output()).isEmpty();
+    }
+    if (plan instanceof ProjectExec p) {
+      return runsColumnar(p.child()) && RowmatchProjectExec.unsupported(p.projectList(), p.child().output()).isEmpty();
+    }
+    return false;
+  }
+
+  /** Whether a plan's output is columnar: a scan, an Arrow producer (a Rowmatch operator), an Arrow shuffle. */
+  private static boolean columnar(SparkPlan plan) {
+    return plan.supportsColumnar() || plan instanceof ShuffleExchangeExec;
+  }
+
+  private static SparkPlan columnarFilter(FilterExec filter, RowmatchConf conf) {
+    Option<String> why = RowmatchFilterExec.unsupported(filter.condition(), filter.child().output());
+    if (why.isDefined()) {
+      FallbackReasons.record(filter, why.get(), conf);
+      return filter;
+    }
+    RowmatchFilterExec replaced = new RowmatchFilterExec(filter.condition(), filter.child(), ArrowSettings.of(conf));
+    replaced.copyTagsFrom(filter);
+    return replaced;
+  }
+
+  private static SparkPlan columnarProject(ProjectExec project, RowmatchConf conf) {
+    Option<String> why = RowmatchProjectExec.unsupported(project.projectList(), project.child().output());
+    if (why.isDefined()) {
+      FallbackReasons.record(project, why.get(), conf);
+      return project;
+    }
+    RowmatchProjectExec replaced = new RowmatchProjectExec(project.projectList(), project.child(),
+        ArrowSettings.of(conf));
+    replaced.copyTagsFrom(project);
+    return replaced;
   }
 
   private static boolean isNotNullFilter(SparkPlan plan) {

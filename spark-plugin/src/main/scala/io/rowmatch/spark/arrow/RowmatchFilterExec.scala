@@ -5,31 +5,27 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{And, Attribute, Expression, IsNotNull, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeSet, Expression, IsNotNull, PredicateHelper, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.{FilterExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
+import io.rowmatch.spark.expression.ColumnarExpressions
+
 /**
- * Spark's Filter when its condition is only `isnotnull(column)` conjuncts (the filters Spark infers on
- * join keys), on Arrow batches, so a scan feeding a Rowmatch shuffle, join or aggregate is not turned into
- * rows just to drop null keys. Batches without such nulls pass through untouched. The output marks the
- * filtered columns non-nullable, exactly as FilterExec does.
+ * Spark's Filter on Arrow batches, its condition evaluated by the columnar expression kernels, so a scan or a
+ * Rowmatch operator feeding a Rowmatch shuffle, join or aggregate is not turned into rows to be filtered. The
+ * conjuncts run in the order of Spark's generated filter (each one's isnotnull checks first), each only where
+ * the earlier ones held, so an ANSI error is raised exactly where Spark raises it. Batches whose rows all pass go
+ * through untouched. The output marks the isnotnull-filtered columns non-nullable, exactly as FilterExec does.
  */
 case class RowmatchFilterExec(condition: Expression, child: SparkPlan, settings: ArrowSettings)
   extends UnaryExecNode with ArrowBatchProducer with ArrowBatchConsumer {
 
-  // The planner only builds this node for an isnotnull-only condition over the child's columns.
-  private def notNullIds =
-    RowmatchFilterExec.notNullOnly(condition, child.output).getOrElse(Nil).map(_.exprId).toSet
-
   override def nodeName: String = "RowmatchFilter"
 
-  override def output: Seq[Attribute] = {
-    val ids = notNullIds
-    child.output.map(a => if (a.nullable && ids.contains(a.exprId)) a.withNullability(false) else a)
-  }
+  override def output: Seq[Attribute] = FilterExec(condition, child).output
 
   override def outputPartitioning: Partitioning = child.outputPartitioning
 
@@ -44,12 +40,13 @@ case class RowmatchFilterExec(condition: Expression, child: SparkPlan, settings:
     throw new IllegalStateException(s"$nodeName is columnar; Spark should have added ColumnarToRowExec")
 
   override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
-    val ids = notNullIds
-    val ordinals = child.output.zipWithIndex.collect { case (a, i) if ids.contains(a.exprId) => i }.toArray
+    val steps = RowmatchFilterExec.steps(condition, child.output)
+    val input = child.output
     val s = settings
     val rows = longMetric("numOutputRows")
     child.executeColumnar().mapPartitions { batches =>
-      NotNullFilter.run(batches.asJava, ordinals, s, TaskContext.get()).asScala.map { b =>
+      val conjuncts = ColumnarExpressions.compile(steps, input)
+      ColumnarFilter.run(batches.asJava, conjuncts, s, TaskContext.get()).asScala.map { b =>
         rows += b.numRows()
         b
       }
@@ -61,7 +58,35 @@ case class RowmatchFilterExec(condition: Expression, child: SparkPlan, settings:
   override protected def withNewChildInternal(newChild: SparkPlan): RowmatchFilterExec = copy(child = newChild)
 }
 
-object RowmatchFilterExec {
+object RowmatchFilterExec extends PredicateHelper {
+  /**
+   * The conjuncts in the order Spark's generated filter evaluates them (GeneratePredicateHelper): each
+   * non-isnotnull conjunct preceded by the isnotnull checks of the columns it reads, then the remaining checks.
+   */
+  def steps(condition: Expression, input: Seq[Attribute]): Seq[Expression] = {
+    val inputSet = AttributeSet(input)
+    val (notNullPreds, otherPreds) = splitConjunctivePredicates(condition).partition {
+      case IsNotNull(a) => isNullIntolerant(a) && a.references.subsetOf(inputSet)
+      case _ => false
+    }
+    val generated = Array.fill(notNullPreds.length)(false)
+    val ordered = otherPreds.flatMap { c =>
+      val checks = c.references.toSeq.flatMap { r =>
+        val idx = notNullPreds.indexWhere(n => n.asInstanceOf[IsNotNull].child.semanticEquals(r))
+        if (idx != -1 && !generated(idx)) {
+          generated(idx) = true
+          Some(notNullPreds(idx))
+        } else None
+      }
+      checks :+ c
+    }
+    ordered ++ notNullPreds.zipWithIndex.collect { case (n, i) if !generated(i) => n }
+  }
+
+  /** Why the condition is not evaluated columnar over this input, or None. */
+  def unsupported(condition: Expression, input: Seq[Attribute]): Option[String] =
+    Option(ColumnarExpressions.unsupported(steps(condition, input), input))
+
   /** The columns of a condition made only of `isnotnull(column)` conjuncts, or None for any other condition. */
   def notNullOnly(condition: Expression, input: Seq[Attribute]): Option[Seq[Attribute]] = {
     val ids = input.map(_.exprId).toSet

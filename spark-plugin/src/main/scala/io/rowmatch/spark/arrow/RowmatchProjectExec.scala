@@ -1,24 +1,24 @@
 package io.rowmatch.spark.arrow
 
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, NamedExpression, SortOrder}
 import org.apache.spark.sql.execution.{OrderPreservingUnaryExecNode, PartitioningPreservingUnaryExecNode, SparkPlan}
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
+import io.rowmatch.spark.expression.ColumnarExpressions
+
 /**
- * Column pruning between two Rowmatch operators (`Project [a, b]` over a join's output): picks the child's
- * Arrow columns, zero copy, instead of converting the batch to rows, projecting, and converting back.
- * Only plain attribute references, possibly renamed (`k AS k2`): anything computed stays Spark's
- * ProjectExec. The picked columns share the child's vectors, so the batch is valid exactly as long as the
- * child's.
+ * Spark's Project on Arrow batches. Column picks and renames (`Project [a, b AS c]` over a join's output) share
+ * the child's vectors, zero copy; computed entries are evaluated by the columnar expression kernels into new
+ * vectors (valid until the next batch), while the picked columns of the same list are still shared.
  */
-case class RowmatchProjectExec(projectList: Seq[NamedExpression], child: SparkPlan)
+case class RowmatchProjectExec(projectList: Seq[NamedExpression], child: SparkPlan, settings: ArrowSettings)
   extends PartitioningPreservingUnaryExecNode with OrderPreservingUnaryExecNode with ArrowBatchProducer
   with ArrowBatchConsumer {
-
-  require(projectList.forall(RowmatchProjectExec.selects(_).isDefined),
-    "RowmatchProject selects (and renames) attributes only")
 
   override def nodeName: String = "RowmatchProject"
 
@@ -30,13 +30,26 @@ case class RowmatchProjectExec(projectList: Seq[NamedExpression], child: SparkPl
 
   override def supportsColumnar: Boolean = true
 
-  /** New batches over the child's vectors; treated as owned, as a join's or aggregate's are (the rule relies on it). */
-  override def ownsOutputBatches(): Boolean = true
+  /**
+   * A pure pick makes new batches over the child's vectors, treated as owned as a join's or aggregate's are (the
+   * rule relies on it); computed columns are released at the next batch, so those batches are not owned.
+   */
+  override def ownsOutputBatches(): Boolean = RowmatchProjectExec.selectsOnly(projectList)
 
   override protected def doExecute(): RDD[InternalRow] =
     throw new IllegalStateException(s"$nodeName is columnar only")
 
   override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
+    if (!RowmatchProjectExec.selectsOnly(projectList)) {
+      val list = projectList
+      val input = child.output
+      val names = projectList.map(_.name).toArray
+      val s = settings
+      return child.executeColumnar().mapPartitions { batches =>
+        val compiled = ColumnarExpressions.compile(list, input)
+        ColumnarProject.run(batches.asJava, compiled, names, s, TaskContext.get()).asScala
+      }
+    }
     val ordinals = projectList.map { e =>
       val a = RowmatchProjectExec.selects(e).get
       val i = child.output.indexWhere(_.exprId == a.exprId)
@@ -57,7 +70,7 @@ case class RowmatchProjectExec(projectList: Seq[NamedExpression], child: SparkPl
   }
 
   override def simpleString(maxFields: Int): String =
-    s"$nodeName ${output.map(_.sql).mkString("[", ", ", "]")}"
+    s"$nodeName ${projectList.map(_.sql).mkString("[", ", ", "]")}"
 
   override protected def withNewChildInternal(newChild: SparkPlan): RowmatchProjectExec =
     copy(child = newChild)
@@ -72,4 +85,8 @@ object RowmatchProjectExec {
   }
 
   def selectsOnly(projectList: Seq[NamedExpression]): Boolean = projectList.forall(selects(_).isDefined)
+
+  /** Why the list is not evaluated columnar over this input, or None. */
+  def unsupported(projectList: Seq[NamedExpression], input: Seq[Attribute]): Option[String] =
+    if (selectsOnly(projectList)) None else Option(ColumnarExpressions.unsupported(projectList, input))
 }

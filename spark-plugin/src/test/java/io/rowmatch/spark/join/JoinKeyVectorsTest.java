@@ -97,6 +97,52 @@ class JoinKeyVectorsTest {
     }
   }
 
+  /**
+   * Keys the columnar kernels evaluate (cast, arithmetic, a decimal cast) give the same vectors as Spark's
+   * projection: the same keys next to an unsupported one (upper) take Spark's row path.
+   */
+  @Test
+  void kernelKeysEqualSparksProjection() {
+    Expression i = new BoundReference(0, DataTypes.IntegerType, true);
+    Expression plusOne = new Add(new Cast(i, DataTypes.LongType, Option.apply("UTC")),
+        Literal.create(1L, DataTypes.LongType));
+    Expression square = org.apache.spark.sql.catalyst.expressions.Multiply$.MODULE$.apply(i, i,
+        org.apache.spark.sql.catalyst.expressions.EvalMode$.MODULE$.LEGACY()); // wraps
+    Expression dec = new Cast(i, DataTypes.createDecimalType(12, 2), Option.apply("UTC"));
+    Expression upper = new Upper(new BoundReference(1, DataTypes.StringType, true));
+    Expression[] supported = {plusOne, square, dec};
+    Expression[] withUpper = {plusOne, square, dec, upper};
+    Random rnd = new Random(8);
+    try (BufferAllocator allocator = new RootAllocator();
+        JoinKeyVectors kernels = new JoinKeyVectors(new int[] {2, 3, 4}, SIDE, supported, "UTC", allocator);
+        JoinKeyVectors spark = new JoinKeyVectors(new int[] {2, 3, 4}, SIDE, withUpper, "UTC", allocator)) {
+      for (int n : new int[] {0, 1, 63, 64, 65, 500}) {
+        try (IntVector iv = new IntVector("i", allocator); VarCharVector sv = new VarCharVector("s", allocator)) {
+          iv.allocateNew(n);
+          sv.allocateNew();
+          for (int r = 0; r < n; r++) {
+            if (rnd.nextInt(5) != 0) {
+              iv.set(r, rnd.nextBoolean() ? rnd.nextInt() : rnd.nextInt(2000) - 1000);
+            }
+          }
+          iv.setValueCount(n);
+          sv.setValueCount(n);
+          ColumnarBatch batch = new ColumnarBatch(new ColumnVector[] {new ArrowColumnVector(iv),
+              new ArrowColumnVector(sv)}, n);
+          ValueVector[] columns = {iv, sv};
+          List<ValueVector> a = kernels.of(columns, batch);
+          List<ValueVector> b = spark.of(columns, batch);
+          for (int k = 0; k < 3; k++) {
+            assertEquals(b.get(k).getClass(), a.get(k).getClass());
+            for (int r = 0; r < n; r++) {
+              assertEquals(b.get(k).getObject(r), a.get(k).getObject(r), "key " + k + " row " + r);
+            }
+          }
+        }
+      }
+    }
+  }
+
   @Test
   void onlyColumnKeysAllocateNothing() {
     try (BufferAllocator allocator = new RootAllocator();

@@ -12,38 +12,41 @@ import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 import io.rowmatch.core.arrow.ArrowCopy;
+import io.rowmatch.spark.expression.ColumnarExpressions;
 import io.rowmatch.spark.memory.TaskArrowMemory;
 
 /**
- * The executor side of RowmatchFilterExec: drops the rows of Arrow batches where any of the given columns
- * is null. A batch with no null in those columns (the usual case for join keys) passes through untouched;
+ * The executor side of RowmatchFilterExec: keeps the rows of Arrow batches where every conjunct holds (the
+ * columnar expression kernels, each conjunct evaluated where the earlier ones held, as Spark's generated filter).
+ * A batch whose every row is kept (the usual case for inferred isnotnull filters) passes through untouched;
  * otherwise the kept rows are gathered into new vectors, which stay valid until the next batch is asked for.
  */
-public final class NotNullFilter implements Iterator<ColumnarBatch>, AutoCloseable {
+public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoCloseable {
   private final Iterator<ColumnarBatch> input;
-  private final int[] columns;
+  private final ColumnarExpressions conjuncts;
   private final BufferAllocator allocator;
   private final long memoryLimit;
   private FieldVector[] held = new FieldVector[0];
   private int[] rows = new int[0];
   private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
 
-  private NotNullFilter(Iterator<ColumnarBatch> input, int[] columns, BufferAllocator allocator, long memoryLimit) {
+  private ColumnarFilter(Iterator<ColumnarBatch> input, ColumnarExpressions conjuncts, BufferAllocator allocator,
+      long memoryLimit) {
     this.input = input;
-    this.columns = columns;
+    this.conjuncts = conjuncts;
     this.allocator = allocator;
     this.memoryLimit = memoryLimit;
   }
 
-  public static Iterator<ColumnarBatch> run(Iterator<ColumnarBatch> input, int[] columns, ArrowSettings settings,
-      TaskContext task) {
+  public static Iterator<ColumnarBatch> run(Iterator<ColumnarBatch> input, ColumnarExpressions conjuncts,
+      ArrowSettings settings, TaskContext task) {
     return TaskArrowMemory.open(task, settings.memoryLimit,
-        allocator -> new NotNullFilter(input, columns, allocator, settings.memoryLimit));
+        allocator -> new ColumnarFilter(input, conjuncts, allocator, settings.memoryLimit));
   }
 
   /** For tests: a filter drawing from the given allocator. */
-  static NotNullFilter over(Iterator<ColumnarBatch> input, int[] columns, BufferAllocator allocator) {
-    return new NotNullFilter(input, columns, allocator, Long.MAX_VALUE);
+  static ColumnarFilter over(Iterator<ColumnarBatch> input, ColumnarExpressions conjuncts, BufferAllocator allocator) {
+    return new ColumnarFilter(input, conjuncts, allocator, Long.MAX_VALUE);
   }
 
   @Override
@@ -60,24 +63,22 @@ public final class NotNullFilter implements Iterator<ColumnarBatch>, AutoCloseab
     ColumnarBatch batch = input.next();
     release();
     int n = batch.numRows();
-    boolean anyNull = false;
-    for (int c : columns) {
-      anyNull |= vector(batch, c).getNullCount() > 0;
+    long[] keep = conjuncts.select(conjuncts.open(batch));
+    int count = 0;
+    for (long w : keep) {
+      count += Long.bitCount(w);
     }
-    if (!anyNull) {
+    if (count == n) {
       return batch;
     }
-    if (rows.length < n) {
-      rows = new int[n];
+    if (rows.length < count) {
+      rows = new int[count];
     }
-    int count = 0;
-    for (int r = 0; r < n; r++) {
-      boolean keep = true;
-      for (int c : columns) {
-        keep &= !vector(batch, c).isNull(r);
+    int k = 0;
+    for (int w = 0; w < keep.length; w++) {
+      for (long m = keep[w]; m != 0; m &= m - 1) {
+        rows[k++] = (w << 6) + Long.numberOfTrailingZeros(m);
       }
-      rows[count] = r;
-      count += keep ? 1 : 0;
     }
     return gather(batch, count);
   }

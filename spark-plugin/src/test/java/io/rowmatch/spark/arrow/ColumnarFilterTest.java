@@ -14,18 +14,29 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.VarCharVector;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.IsNotNull;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import scala.jdk.javaapi.CollectionConverters;
+
+import io.rowmatch.spark.expression.ColumnarExpressions;
 
 /**
- * The isnotnull filter on Arrow batches keeps exactly the rows whose filtered columns are all non-null, in
+ * The columnar filter, on isnotnull conjuncts, keeps exactly the rows whose filtered columns are all non-null, in
  * order, with every value (NaN payloads, -0.0, empty and multibyte strings) as it was; batches without
  * such nulls pass through as the same object; nothing is leaked.
  */
-class NotNullFilterTest {
+class ColumnarFilterTest {
   private static final String[] STRINGS = {"", "a", "ünï", "日本語", "twelve bytes+"};
   private final BufferAllocator allocator = new RootAllocator();
 
@@ -61,6 +72,23 @@ class NotNullFilterTest {
     return List.of(k, s, d);
   }
 
+  private static final DataType[] TYPES = {DataTypes.LongType, DataTypes.StringType, DataTypes.DoubleType};
+
+  /** isnotnull(column) for each of the given columns of (k, s, d), compiled as RowmatchFilterExec does. */
+  private static ColumnarExpressions notNull(int[] columns) {
+    List<Attribute> input = new ArrayList<>();
+    for (int c = 0; c < TYPES.length; c++) {
+      input.add(new AttributeReference("c" + c, TYPES[c], true, Metadata.empty(), NamedExpression.newExprId(),
+          CollectionConverters.asScala(List.<String>of()).toSeq()));
+    }
+    List<Expression> conjuncts = new ArrayList<>();
+    for (int c : columns) {
+      conjuncts.add(new IsNotNull(input.get(c)));
+    }
+    return ColumnarExpressions.compile(CollectionConverters.asScala(conjuncts).toSeq(),
+        CollectionConverters.asScala(input).toSeq());
+  }
+
   private static String row(ColumnarBatch b, int r) {
     StringBuilder sb = new StringBuilder();
     sb.append(b.column(0).isNullAt(r) ? "null" : Long.toString(b.column(0).getLong(r))).append('|');
@@ -91,7 +119,7 @@ class NotNullFilterTest {
         }
       }
       List<String> actual = new ArrayList<>();
-      try (NotNullFilter filter = NotNullFilter.over(batches.iterator(), columns, allocator)) {
+      try (ColumnarFilter filter = ColumnarFilter.over(batches.iterator(), notNull(columns), allocator)) {
         while (filter.hasNext()) {
           ColumnarBatch b = filter.next();
           for (int r = 0; r < b.numRows(); r++) {
@@ -111,7 +139,7 @@ class NotNullFilterTest {
   void aBatchWithoutNullsInTheFilteredColumnsPassesThroughUntouched() throws Exception {
     List<ColumnarBatch> batches = new ArrayList<>();
     List<AutoCloseable> vectors = batch(100, 0.0, new Random(4), batches);
-    try (NotNullFilter filter = NotNullFilter.over(batches.iterator(), new int[] {0, 1}, allocator)) {
+    try (ColumnarFilter filter = ColumnarFilter.over(batches.iterator(), notNull(new int[] {0, 1}), allocator)) {
       assertSame(batches.get(0), filter.next());
     }
     for (AutoCloseable v : vectors) {
@@ -124,7 +152,7 @@ class NotNullFilterTest {
     List<ColumnarBatch> batches = new ArrayList<>();
     List<AutoCloseable> vectors = batch(500, 0.5, new Random(5), batches);
     long before = allocator.getAllocatedMemory();
-    NotNullFilter filter = NotNullFilter.over(batches.iterator(), new int[] {0}, allocator);
+    ColumnarFilter filter = ColumnarFilter.over(batches.iterator(), notNull(new int[] {0}), allocator);
     ColumnarBatch b = filter.next();
     assertEquals(true, b.numRows() < 500 && allocator.getAllocatedMemory() > before);
     filter.close();

@@ -1,0 +1,287 @@
+package io.rowmatch.spark.expression;
+
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.NullVector;
+import org.apache.arrow.vector.SmallIntVector;
+import org.apache.arrow.vector.TimeStampMicroTZVector;
+import org.apache.arrow.vector.TimeStampMicroVector;
+import org.apache.arrow.vector.TinyIntVector;
+import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.unsafe.Platform;
+
+import io.rowmatch.spark.arrow.ArrowSchemas;
+
+/**
+ * Arrow vectors (Spark's mapping, ArrowUtils) into {@link Vec}s and back: one pass per buffer, validity a word at
+ * a time.
+ */
+final class ArrowVecs {
+  private ArrowVecs() {}
+
+  /** Reads stay inside the buffer: checked once per column here, then by address (as the core's kernels). */
+  private static long checked(ArrowBuf b, long bytes, DataType type) {
+    if (b.capacity() < bytes) {
+      throw new IllegalStateException("a " + type.simpleString() + " column's buffer holds " + b.capacity()
+          + " bytes, fewer than its values need (" + bytes + ")");
+    }
+    return b.memoryAddress();
+  }
+
+  static Vec read(ValueVector v, DataType type, int rows) {
+    if (v.getValueCount() < rows) {
+      throw new IllegalStateException("column of " + v.getValueCount() + " values in a batch of " + rows + " rows");
+    }
+    Vec out = new Vec(type, rows);
+    if (v instanceof NullVector) {
+      out.valid = new long[Vec.words(rows)];
+      return out;
+    }
+    out.valid = v.getNullCount() == 0 ? null : readBits(v.getValidityBuffer(), rows);
+    switch (out.kind) {
+      case Vec.BOOL -> out.bits = readBits(((BitVector) v).getDataBuffer(), rows);
+      case Vec.LONG -> {
+        long[] l = new long[rows];
+        ArrowBuf b = v.getDataBuffer();
+        if (v instanceof BigIntVector || v instanceof TimeStampMicroTZVector || v instanceof TimeStampMicroVector) {
+          long addr = checked(b, (long) rows << 3, type);
+          for (int i = 0; i < rows; i++) {
+            l[i] = Platform.getLong(null, addr + ((long) i << 3));
+          }
+        } else if (v instanceof IntVector || v instanceof DateDayVector) {
+          long addr = checked(b, (long) rows << 2, type);
+          for (int i = 0; i < rows; i++) {
+            l[i] = Platform.getInt(null, addr + ((long) i << 2));
+          }
+        } else if (v instanceof SmallIntVector) {
+          for (int i = 0; i < rows; i++) {
+            l[i] = b.getShort((long) i << 1);
+          }
+        } else if (v instanceof TinyIntVector) {
+          for (int i = 0; i < rows; i++) {
+            l[i] = b.getByte(i);
+          }
+        } else {
+          throw unexpected(v, type);
+        }
+        out.longs = l;
+      }
+      case Vec.DOUBLE -> {
+        double[] d = new double[rows];
+        ArrowBuf b = v.getDataBuffer();
+        if (v instanceof Float8Vector) {
+          long addr = checked(b, (long) rows << 3, type);
+          for (int i = 0; i < rows; i++) {
+            d[i] = Platform.getDouble(null, addr + ((long) i << 3));
+          }
+        } else if (v instanceof Float4Vector) {
+          for (int i = 0; i < rows; i++) {
+            d[i] = b.getFloat((long) i << 2);
+          }
+        } else {
+          throw unexpected(v, type);
+        }
+        out.doubles = d;
+      }
+      case Vec.DECIMAL -> {
+        if (!(v instanceof DecimalVector)) {
+          throw unexpected(v, type);
+        }
+        long addr = checked(v.getDataBuffer(), (long) rows << 4, type);
+        long[] lo = new long[rows];
+        for (int i = 0; i < rows; i++) {
+          lo[i] = Platform.getLong(null, addr + ((long) i << 4));
+        }
+        out.longs = lo;
+        if (Vec.wide(type)) {
+          long[] hi = new long[rows];
+          for (int i = 0; i < rows; i++) {
+            hi[i] = Platform.getLong(null, addr + ((long) i << 4) + 8);
+          }
+          out.his = hi;
+        }
+      }
+      case Vec.BYTES -> {
+        if (!(v instanceof VarCharVector || v instanceof VarBinaryVector)) {
+          throw unexpected(v, type);
+        }
+        BaseVariableWidthVector vw = (BaseVariableWidthVector) v;
+        ArrowBuf offsets = vw.getOffsetBuffer();
+        int[] starts = new int[rows];
+        int[] lens = new int[rows];
+        int first = rows == 0 ? 0 : offsets.getInt(0);
+        int prev = first;
+        for (int i = 0; i < rows; i++) {
+          int end = offsets.getInt((long) (i + 1) << 2);
+          if (end < prev) {
+            throw new IllegalStateException("decreasing offsets at row " + i + " of a " + type.simpleString()
+                + " column");
+          }
+          starts[i] = prev - first;
+          lens[i] = end - prev;
+          prev = end;
+        }
+        byte[] data = new byte[prev - first];
+        vw.getDataBuffer().getBytes(first, data, 0, data.length);
+        out.data = data;
+        out.starts = starts;
+        out.lens = lens;
+      }
+      default -> throw unexpected(v, type);
+    }
+    return out;
+  }
+
+  private static IllegalStateException unexpected(ValueVector v, DataType type) {
+    return new IllegalStateException("a " + type.simpleString() + " column in an Arrow "
+        + v.getClass().getSimpleName());
+  }
+
+  /** A bitmap buffer's first {@code rows} bits as words, bits past the end cleared. */
+  static long[] readBits(ArrowBuf buf, int rows) {
+    long[] w = new long[Vec.words(rows)];
+    int full = rows >>> 6;
+    for (int i = 0; i < full; i++) {
+      w[i] = buf.getLong((long) i << 3);
+    }
+    int tail = rows & 63;
+    if (tail != 0) {
+      long word = 0;
+      int bytes = (tail + 7) >>> 3;
+      for (int b = 0; b < bytes; b++) {
+        word |= (buf.getByte(((long) full << 3) + b) & 0xFFL) << (8 * b);
+      }
+      w[full] = word & ((1L << tail) - 1);
+    }
+    return w;
+  }
+
+  private static void writeBits(ArrowBuf buf, long[] words, int rows) {
+    int full = rows >>> 6;
+    for (int i = 0; i < full; i++) {
+      buf.setLong((long) i << 3, words[i]);
+    }
+    int tail = rows & 63;
+    if (tail != 0) {
+      long word = words[full] & ((1L << tail) - 1);
+      int bytes = (tail + 7) >>> 3;
+      for (int b = 0; b < bytes; b++) {
+        buf.setByte(((long) full << 3) + b, (byte) (word >>> (8 * b)));
+      }
+    }
+  }
+
+  /** The vector as a new Arrow column of Spark's mapping for its type, from {@code allocator}. */
+  static FieldVector write(Vec v, String name, boolean nullable, String timeZone, BufferAllocator allocator) {
+    FieldVector out = ArrowSchemas.toArrow(name, v.type, nullable, timeZone).createVector(allocator);
+    try {
+      fill(v, out);
+    } catch (RuntimeException | Error e) {
+      out.close();
+      throw e;
+    }
+    return out;
+  }
+
+  private static void fill(Vec v, FieldVector out) {
+    int rows = v.rows;
+    if (out instanceof NullVector n) {
+      n.setValueCount(rows);
+      return;
+    }
+    if (out instanceof BaseFixedWidthVector f) {
+      f.allocateNew(Math.max(rows, 1));
+      ArrowBuf b = f.getDataBuffer();
+      switch (v.kind) {
+        case Vec.BOOL -> writeBits(b, v.bits, rows);
+        case Vec.LONG -> {
+          long[] l = v.longs;
+          if (out instanceof BigIntVector || out instanceof TimeStampMicroTZVector
+              || out instanceof TimeStampMicroVector) {
+            for (int i = 0; i < rows; i++) {
+              b.setLong((long) i << 3, l[i]);
+            }
+          } else if (out instanceof IntVector || out instanceof DateDayVector) {
+            for (int i = 0; i < rows; i++) {
+              b.setInt((long) i << 2, (int) l[i]);
+            }
+          } else if (out instanceof SmallIntVector) {
+            for (int i = 0; i < rows; i++) {
+              b.setShort((long) i << 1, (short) l[i]);
+            }
+          } else {
+            for (int i = 0; i < rows; i++) {
+              b.setByte(i, (byte) l[i]);
+            }
+          }
+        }
+        case Vec.DOUBLE -> {
+          double[] d = v.doubles;
+          if (v.type instanceof FloatType) {
+            for (int i = 0; i < rows; i++) {
+              b.setFloat((long) i << 2, (float) d[i]);
+            }
+          } else {
+            for (int i = 0; i < rows; i++) {
+              b.setDouble((long) i << 3, d[i]);
+            }
+          }
+        }
+        case Vec.DECIMAL -> {
+          long[] lo = v.longs;
+          long[] hi = v.his;
+          long addr = checked(b, (long) rows << 4, v.type);
+          for (int i = 0; i < rows; i++) {
+            Platform.putLong(null, addr + ((long) i << 4), lo[i]);
+            Platform.putLong(null, addr + ((long) i << 4) + 8, hi == null ? lo[i] >> 63 : hi[i]);
+          }
+        }
+        default -> throw new IllegalStateException("cannot write " + v.type.simpleString() + " to "
+            + out.getClass().getSimpleName());
+      }
+      writeBits(f.getValidityBuffer(), v.valid == null ? Vec.allValid(rows) : v.valid, rows);
+      f.setValueCount(rows);
+      return;
+    }
+    BaseVariableWidthVector w = (BaseVariableWidthVector) out;
+    long total = 0;
+    for (int i = 0; i < rows; i++) {
+      if (v.isValid(i)) {
+        total += v.lens[i];
+      }
+    }
+    if (total > Integer.MAX_VALUE) {
+      throw new IllegalStateException("a batch's " + v.type.simpleString() + " column exceeds 2 GB");
+    }
+    w.allocateNew(Math.max(total, 1), Math.max(rows, 1));
+    ArrowBuf offsets = w.getOffsetBuffer();
+    ArrowBuf data = w.getDataBuffer();
+    int end = 0;
+    offsets.setInt(0, 0);
+    for (int i = 0; i < rows; i++) {
+      if (v.isValid(i)) {
+        int len = v.lens[i];
+        data.setBytes(end, v.data, v.starts[i], len);
+        end += len;
+      }
+      offsets.setInt((long) (i + 1) << 2, end);
+    }
+    writeBits(w.getValidityBuffer(), v.valid == null ? Vec.allValid(rows) : v.valid, rows);
+    w.setLastSet(rows - 1);
+    w.setValueCount(rows);
+  }
+}

@@ -1,0 +1,144 @@
+package io.rowmatch.spark.expression;
+
+import org.apache.spark.sql.catalyst.expressions.Cast;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
+
+/**
+ * Casts among integral, floating and decimal types (and a type to itself): integral narrowing wraps (LEGACY) or
+ * fails (ANSI); integral to float or double rounds once, as Java's conversion; to decimal and between decimals the
+ * value is rescaled half up, and a value over the target precision is null (LEGACY) or Spark's error (ANSI),
+ * those rows going to Spark's own Cast. Floating to integral or decimal, and casts from or to strings, dates
+ * and booleans, stay Spark's.
+ */
+final class CastKernel extends Kernel {
+  private static final int IDENTITY = 0;
+  private static final int INTEGRAL = 1;
+  private static final int INTEGRAL_TO_FLOATING = 2;
+  private static final int FLOATING = 3;
+  private static final int TO_DECIMAL = 4;
+
+  final Kernel child;
+  final int how;
+  final boolean ansi;
+  final int fromScale;
+
+  private CastKernel(Expression e, Kernel child, int how, boolean ansi, int fromScale) {
+    super(e);
+    this.child = child;
+    this.how = how;
+    this.ansi = ansi;
+    this.fromScale = fromScale;
+  }
+
+  static Kernel plan(Expression e, ExpressionPlanning p) {
+    Cast c = (Cast) e;
+    DataType from = p.checkType(c.child().dataType(), e);
+    DataType to = p.checkType(c.dataType(), e);
+    boolean ansi = p.ansi(c.evalMode().toString(), e);
+    int how;
+    int fromScale = 0;
+    if (from.sameType(to) && !(from instanceof org.apache.spark.sql.types.StringType)) {
+      how = IDENTITY;
+    } else if (ArithmeticKernels.integral(from) && ArithmeticKernels.integral(to)) {
+      how = INTEGRAL;
+    } else if (ArithmeticKernels.integral(from) && (to instanceof FloatType || to instanceof DoubleType)) {
+      how = INTEGRAL_TO_FLOATING;
+    } else if ((from instanceof FloatType || from instanceof DoubleType)
+        && (to instanceof FloatType || to instanceof DoubleType)) {
+      how = FLOATING;
+    } else if (to instanceof DecimalType && (ArithmeticKernels.integral(from) || from instanceof DecimalType)) {
+      how = TO_DECIMAL;
+      fromScale = from instanceof DecimalType d ? d.scale() : 0;
+    } else {
+      throw p.refuse("cast from " + from.simpleString() + " to " + to.simpleString()
+          + " is not evaluated columnar: " + e.sql());
+    }
+    if (how == IDENTITY && from instanceof DateType) {
+      how = IDENTITY;
+    }
+    return new CastKernel(e, p.child(c.child()), how, ansi, fromScale);
+  }
+
+  @Override
+  Vec eval(EvalBatch in, long[] active) {
+    Vec c = child.eval(in, active);
+    if (how == IDENTITY) {
+      return c;
+    }
+    int n = in.rows;
+    Vec out = Vec.allocate(type, n);
+    out.valid = c.valid == null ? null : c.valid.clone();
+    long[] hard = new long[Vec.words(n)];
+    long any = 0;
+    switch (how) {
+      case INTEGRAL -> {
+        int width = ArithmeticKernels.bits(type);
+        for (int i = 0; i < n; i++) {
+          long v = c.longs[i];
+          long w = ArithmeticKernels.wrap(v, width);
+          out.longs[i] = w;
+          long o = w != v ? 1L : 0L;
+          hard[i >>> 6] |= o << i;
+          any |= o;
+        }
+        if (!ansi) {
+          any = 0; // LEGACY wraps
+        }
+      }
+      case INTEGRAL_TO_FLOATING -> {
+        boolean isFloat = type instanceof FloatType;
+        for (int i = 0; i < n; i++) {
+          out.doubles[i] = isFloat ? (double) (float) c.longs[i] : (double) c.longs[i];
+        }
+      }
+      case FLOATING -> {
+        boolean isFloat = type instanceof FloatType;
+        for (int i = 0; i < n; i++) {
+          out.doubles[i] = isFloat ? (double) (float) c.doubles[i] : c.doubles[i];
+        }
+      }
+      default -> any = toDecimal(c, out, n, hard);
+    }
+    if (any != 0) {
+      for (int w = 0; w < hard.length; w++) {
+        long inactive = hard[w] & ~(active == null ? -1L : active[w]);
+        if (inactive != 0) {
+          out.validWords()[w] &= ~inactive;
+        }
+      }
+      ArithmeticKernels.fallback(this, out, new Vec[] {c}, hard, active);
+    }
+    return out;
+  }
+
+  private long toDecimal(Vec c, Vec out, int n, long[] hard) {
+    DecimalType t = (DecimalType) type;
+    int precision = t.precision();
+    int shift = t.scale() - fromScale;
+    Int128 x = new Int128();
+    long any = 0;
+    for (int i = 0; i < n; i++) {
+      x.set(c.his == null ? c.longs[i] >> 63 : c.his[i], c.longs[i]);
+      boolean ok = true;
+      if (shift > 0) {
+        ok = x.scaleUp(shift);
+      } else if (shift < 0) {
+        x.scaleDownHalfUp(-shift);
+      }
+      ok = ok && x.fitsPrecision(precision);
+      out.longs[i] = x.lo;
+      if (out.his != null) {
+        out.his[i] = x.hi;
+      }
+      long o = ok ? 0L : 1L;
+      hard[i >>> 6] |= o << i;
+      any |= o;
+    }
+    return any;
+  }
+}

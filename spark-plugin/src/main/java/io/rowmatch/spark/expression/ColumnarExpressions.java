@@ -1,0 +1,141 @@
+package io.rowmatch.spark.expression;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.arrow.vector.ValueVector;
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.vectorized.ArrowColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import scala.collection.Seq;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * The entry to the columnar expression kernels: whether a list of Spark expressions over given input columns is
+ * evaluated columnar (or why not), and their compiled form, made where the batches are (kernels hold per-batch
+ * caches, so one compiled form per partition).
+ */
+public final class ColumnarExpressions {
+  private final Kernel[] kernels;
+  /** For each expression, the input ordinal it only reads (a column passed through as is), or -1. */
+  private final int[] passThrough;
+  private final DataType[] inputTypes;
+
+  private ColumnarExpressions(Kernel[] kernels, int[] passThrough, DataType[] inputTypes) {
+    this.kernels = kernels;
+    this.passThrough = passThrough;
+    this.inputTypes = inputTypes;
+  }
+
+  /** Why these expressions are not evaluated columnar over {@code input}, or null when they all are. */
+  public static String unsupported(Seq<? extends Expression> expressions, Seq<Attribute> input) {
+    try {
+      compile(expressions, input);
+      return null;
+    } catch (ExpressionPlanning.Refused r) {
+      return r.getMessage();
+    }
+  }
+
+  /** The compiled expressions; IllegalArgumentException with the reason when one is not supported. */
+  public static ColumnarExpressions compile(Seq<? extends Expression> expressions, Seq<Attribute> input) {
+    ExpressionPlanning p = new ExpressionPlanning(input);
+    List<? extends Expression> list = CollectionConverters.asJava(expressions);
+    Kernel[] kernels = new Kernel[list.size()];
+    int[] pass = new int[list.size()];
+    for (int i = 0; i < kernels.length; i++) {
+      Kernel k = Expressions.planOne(list.get(i), p);
+      kernels[i] = k;
+      Expression e = list.get(i) instanceof Alias a ? a.child() : list.get(i);
+      pass[i] = k instanceof LeafKernels.ColumnKernel c && e.dataType().sameType(k.type) ? c.ordinal : -1;
+    }
+    List<Attribute> in = CollectionConverters.asJava(input);
+    DataType[] types = new DataType[in.size()];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = in.get(i).dataType();
+    }
+    return new ColumnarExpressions(kernels, pass, types);
+  }
+
+  /**
+   * Expressions already bound to their input's columns (BoundReference), over columns of the given types; null
+   * when one is not supported (the caller keeps Spark's evaluation).
+   */
+  public static ColumnarExpressions compileBound(Expression[] bound, DataType[] inputTypes) {
+    ExpressionPlanning p = new ExpressionPlanning(CollectionConverters.asScala(List.<Attribute>of()).toSeq());
+    Kernel[] kernels = new Kernel[bound.length];
+    int[] pass = new int[bound.length];
+    try {
+      for (int i = 0; i < bound.length; i++) {
+        kernels[i] = Expressions.planOne(bound[i], p);
+        pass[i] = -1;
+      }
+    } catch (ExpressionPlanning.Refused r) {
+      return null;
+    }
+    return new ColumnarExpressions(kernels, pass, inputTypes.clone());
+  }
+
+  /** A batch given as its Arrow columns. */
+  public Object open(ValueVector[] columns, int rows) {
+    return new EvalBatch(columns.clone(), inputTypes, rows);
+  }
+
+  public int size() {
+    return kernels.length;
+  }
+
+  /** The input column expression i passes through unchanged, or -1 when it computes a new one. */
+  public int passThrough(int i) {
+    return passThrough[i];
+  }
+
+  /** The batch being evaluated; its columns are read into the kernels' form once each. */
+  public Object open(ColumnarBatch batch) {
+    ValueVector[] columns = new ValueVector[batch.numCols()];
+    for (int c = 0; c < columns.length; c++) {
+      if (!(batch.column(c) instanceof ArrowColumnVector v)) {
+        throw new IllegalStateException("columnar expressions read Arrow batches; column " + c + " is "
+            + batch.column(c).getClass().getName());
+      }
+      columns[c] = v.getValueVector();
+    }
+    return new EvalBatch(columns, inputTypes, batch.numRows());
+  }
+
+  /**
+   * The rows where conjuncts 0..size-1 all hold (bitmap words), each conjunct evaluated only where the earlier
+   * ones held, as Spark's generated filter does.
+   */
+  public long[] select(Object batch) {
+    EvalBatch in = (EvalBatch) batch;
+    long[] active = Vec.allValid(in.rows);
+    for (Kernel k : kernels) {
+      Vec v = k.eval(in, active);
+      long[] t = LogicKernels.trues(v);
+      for (int w = 0; w < active.length; w++) {
+        active[w] &= t[w];
+      }
+    }
+    return active;
+  }
+
+  /** Expression i over the batch, as a new Arrow vector from {@code allocator}. */
+  public org.apache.arrow.vector.FieldVector evaluate(Object batch, int i, String name, boolean nullable,
+      String timeZone, org.apache.arrow.memory.BufferAllocator allocator) {
+    Vec v = kernels[i].eval((EvalBatch) batch, null);
+    return ArrowVecs.write(v, name, nullable, timeZone, allocator);
+  }
+
+  /** The registered expression classes (for docs and tests). */
+  public static List<String> supportedClasses() {
+    List<String> out = new ArrayList<>();
+    for (SupportedExpression s : Expressions.all()) {
+      out.add(s.sparkClass().getSimpleName());
+    }
+    return out;
+  }
+}
