@@ -141,8 +141,8 @@ class ArrowShuffleSuite extends JoinQueryTest {
       "spark.sql.adaptive.localShuffleReader.enabled" -> "true") {
       // Planned from their input sizes (about 600 KB each), neither side is small enough to broadcast.
       def left = JoinData.intKeys(spark, 30000, 200, seed = 13)
-      // 3,000 rows after the filter: tens of small batches per partition, read back as rows (ColumnarToRow,
-      // which closes the vectors of each batch it consumed) by the broadcast exchange AQE puts above it.
+      // 3,000 rows after the filter: tens of small batches per partition, read as Arrow batches by the Arrow
+      // broadcast AQE puts above it.
       def right = JoinData.intKeys(spark, 30000, 200, seed = 14).toDF("k2", "v2").where(col("v2") % 10 === 0)
       def query = left.join(right, col("k") === col("k2"))
       val expected = withConf("spark.rowmatch.enabled" -> "false")(query.collect().toSeq)
@@ -152,7 +152,7 @@ class ArrowShuffleSuite extends JoinQueryTest {
       assert(arrowShuffles(df).nonEmpty, planText(df))
       assert(executedNodes(df).exists { case r: AQEShuffleReadExec => r.isLocalRead; case _ => false }, planText(df))
       val broadcastOverArrowShuffle = executedNodes(df).exists {
-        case b: org.apache.spark.sql.execution.exchange.BroadcastExchangeExec =>
+        case b: org.apache.spark.sql.execution.exchange.RowmatchBroadcastExchangeExec =>
           b.collectFirst { case q: org.apache.spark.sql.execution.adaptive.ShuffleQueryStageExec =>
             q.shuffle.isInstanceOf[RowmatchShuffleExchangeExec] }.getOrElse(false)
         case _ => false
