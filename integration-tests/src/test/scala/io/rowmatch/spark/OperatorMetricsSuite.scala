@@ -88,4 +88,24 @@ class OperatorMetricsSuite extends RowmatchQueryTest {
     assert(metric(nodes, "numOutputBatches") >= 5000 / 64)
     assert(metric(nodes, "convertTime") > 0)
   }
+
+  test("a columnar filter and a computing projection count their own time, a filter its output rows") {
+    val dir = java.nio.file.Files.createTempDirectory("rowmatch-metrics").toFile
+    try {
+      val path = new java.io.File(dir, "t").getPath
+      spark.range(20000).select(col("id"), (col("id") % 100).as("g")).repartition(2).write.parquet(path)
+      val df = spark.read.parquet(path).where(col("id") > 5000 && col("g") < 50)
+        .select(col("g"), (col("id") * 2 + 1).as("v")).groupBy("g").agg(sum("v"))
+      val nodes = ran(df)
+      val filters = only(nodes, "RowmatchFilter")
+      val kept = (0 until 20000).count(i => i > 5000 && i % 100 < 50)
+      assert(metric(filters, "numOutputRows") == kept)
+      assert(metric(filters, "filterTime") > 0)
+      val computing = only(nodes, "RowmatchProject").filter(_.metrics.contains("projectTime"))
+      assert(computing.nonEmpty, "the projection computing id * 2 + 1 ran without a time metric")
+      assert(metric(computing, "projectTime") > 0)
+    } finally {
+      org.apache.commons.io.FileUtils.deleteDirectory(dir)
+    }
+  }
 }

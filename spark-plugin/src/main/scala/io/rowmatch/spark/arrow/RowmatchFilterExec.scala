@@ -12,6 +12,7 @@ import org.apache.spark.sql.execution.{FilterExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import io.rowmatch.spark.expression.ColumnarExpressions
+import io.rowmatch.spark.metrics.OperatorTime
 
 /**
  * Spark's Filter on Arrow batches, its condition evaluated by the columnar expression kernels, so a scan or a
@@ -34,7 +35,8 @@ case class RowmatchFilterExec(condition: Expression, child: SparkPlan, settings:
   override def supportsColumnar: Boolean = true
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
-    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"))
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "filterTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time to filter"))
 
   override protected def doExecute(): RDD[InternalRow] =
     throw new IllegalStateException(s"$nodeName is columnar; Spark should have added ColumnarToRowExec")
@@ -44,9 +46,12 @@ case class RowmatchFilterExec(condition: Expression, child: SparkPlan, settings:
     val input = child.output
     val s = settings
     val rows = longMetric("numOutputRows")
+    val filterTime = longMetric("filterTime")
     child.executeColumnar().mapPartitions { batches =>
       val conjuncts = ColumnarExpressions.compile(steps, input)
-      ColumnarFilter.run(batches.asJava, conjuncts, s, TaskContext.get()).asScala.map { b =>
+      val time = new OperatorTime
+      val filtered = ColumnarFilter.run(time.input(batches.asJava), conjuncts, s, TaskContext.get())
+      time.own(filtered, filterTime).asScala.map { b =>
         rows += b.numRows()
         b
       }

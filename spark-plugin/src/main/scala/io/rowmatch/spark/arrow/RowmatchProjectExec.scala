@@ -6,10 +6,12 @@ import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, NamedExpression, SortOrder}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.{OrderPreservingUnaryExecNode, PartitioningPreservingUnaryExecNode, SparkPlan}
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
 import io.rowmatch.spark.expression.ColumnarExpressions
+import io.rowmatch.spark.metrics.OperatorTime
 
 /**
  * Spark's Project on Arrow batches. Column picks and renames (`Project [a, b AS c]` over a join's output) share
@@ -36,6 +38,11 @@ case class RowmatchProjectExec(projectList: Seq[NamedExpression], child: SparkPl
    */
   override def ownsOutputBatches(): Boolean = RowmatchProjectExec.selectsOnly(projectList)
 
+  /** Only a computing list has a time to show: a pure pick is a few references per batch. */
+  override lazy val metrics: Map[String, SQLMetric] =
+    if (RowmatchProjectExec.selectsOnly(projectList)) Map.empty
+    else Map("projectTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time to project"))
+
   override protected def doExecute(): RDD[InternalRow] =
     throw new IllegalStateException(s"$nodeName is columnar only")
 
@@ -45,9 +52,12 @@ case class RowmatchProjectExec(projectList: Seq[NamedExpression], child: SparkPl
       val input = child.output
       val names = projectList.map(_.name).toArray
       val s = settings
+      val projectTime = longMetric("projectTime")
       return child.executeColumnar().mapPartitions { batches =>
         val compiled = ColumnarExpressions.compile(list, input)
-        ColumnarProject.run(batches.asJava, compiled, names, s, TaskContext.get()).asScala
+        val time = new OperatorTime
+        val projected = ColumnarProject.run(time.input(batches.asJava), compiled, names, s, TaskContext.get())
+        time.own(projected, projectTime).asScala
       }
     }
     val ordinals = projectList.map { e =>
