@@ -168,4 +168,56 @@ class AggregateFunctionsSuite extends RowmatchQueryTest {
     assert(spills.sum > 0, planText(df))
     checkAnswerAndOperator(query(), exactOperators = Some(2))
   }
+
+  /** The four order-2 statistics over doubles with NaN and -0.0 (dbl), longs (l) and decimals (d10). */
+  private def variances: Seq[org.apache.spark.sql.Column] = Seq("dbl", "l", "d10").flatMap(c =>
+    Seq(stddev_samp(c), stddev_pop(c), var_samp(c), var_pop(c), stddev(c), variance(c)))
+
+  test("stddev and variance, sample and population: Spark's buffers and results, to the last bit") {
+    // Within a partition both engines fold rows in the same order; the final merge meets the partial buffers in
+    // shuffle order, which Spark itself does not fix: hence the relative tolerance of 1e-12.
+    val out = checkAnswerAndOperator(data.groupBy("k").agg(variances.head, variances.tail: _*),
+      exactOperators = Some(2), tolerance = 1e-12)
+    assert(out.size == 20)
+    // key 19 has only null values: every statistic null
+    assert(out.exists(r => r.getInt(0) == 19 && (1 until r.length).forall(r.isNullAt)), out)
+    checkAnswerAndOperator(data.agg(variances.head, variances.tail: _*), exactOperators = Some(2), tolerance = 1e-12)
+    // one partition: the same fold in both engines, compared exactly
+    checkAnswerAndOperator(spark.createDataFrame(rows.asJava, schema).coalesce(1).groupBy("k")
+      .agg(variances.head, variances.tail: _*), exactOperators = Some(2))
+  }
+
+  test("stddev_samp and var_samp of one row: null, or NaN under spark.sql.legacy.statisticalAggregate") {
+    val single = spark.range(0, 40, 1, 3).selectExpr("id % 20 as k", "if(id < 20, cast(id as double), null) as x")
+    val plain = checkAnswerAndOperator(single.groupBy("k").agg(stddev_samp("x"), var_samp("x"), stddev_pop("x"),
+      var_pop("x")), exactOperators = Some(2))
+    assert(plain.forall(r => r.isNullAt(1) && r.isNullAt(2) && r.getDouble(3) == 0.0 && r.getDouble(4) == 0.0), plain)
+    val legacy = withConf("spark.sql.legacy.statisticalAggregate" -> "true") {
+      checkAnswerAndOperator(single.groupBy("k").agg(stddev_samp("x"), var_samp("x")), exactOperators = Some(2))
+    }
+    assert(legacy.forall(r => r.getDouble(1).isNaN && r.getDouble(2).isNaN), legacy)
+  }
+
+  test("stddev and variance: partial and final stages split between Rowmatch and vanilla, in both orders") {
+    val filtered = expr("count(*) FILTER (WHERE k > 3)")
+    checkAnswerAndOperator(data.groupBy("k").agg(filtered, variances: _*), exactOperators = Some(1),
+      tolerance = 1e-12)
+    val interval = expr("make_dt_interval(0, 0, 0, count(*))").as("iv")
+    checkAnswerAndOperator(data.groupBy("k").agg(interval, variances: _*), exactOperators = Some(1),
+      tolerance = 1e-12)
+  }
+
+  test("stddev and variance over an empty input are null, and over infinities NaN as in Spark") {
+    withConf("spark.sql.adaptive.optimizer.excludedRules" ->
+        "org.apache.spark.sql.execution.adaptive.AQEPropagateEmptyRelation") {
+      val empty = spark.range(0, 50, 1, 3).filter("id < 0").selectExpr("cast(id as double) x")
+      val global = checkAnswerAndOperator(empty.agg(stddev_samp("x"), var_pop("x")), minOperators = 1)
+      assert(global == Seq(Row(null, null)), global)
+    }
+    val special = spark.range(0, 30, 1, 2).selectExpr("id % 3 as k",
+      "case id % 5 when 0 then double('Infinity') when 1 then double('-Infinity') when 2 then double('NaN')" +
+        " when 3 then -0.0 else 1e308 end as x")
+    checkAnswerAndOperator(special.groupBy("k").agg(stddev_samp("x"), var_pop("x"), stddev_pop("x")),
+      exactOperators = Some(2))
+  }
 }

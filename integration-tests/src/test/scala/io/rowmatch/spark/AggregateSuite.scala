@@ -172,14 +172,14 @@ class AggregateSuite extends RowmatchQueryTest {
 
   test("unsupported function falls back with its reason; the rest of the plan still runs") {
     withConf("spark.rowmatch.explainFallback" -> "true") {
-      val query = () => mixed.groupBy("s").agg(stddev("l"))
+      val query = () => mixed.groupBy("s").agg(kurtosis("l"))
       val expected = withConf("spark.rowmatch.enabled" -> "false")(query().collect().toSeq)
       val df = query()
       val actual = df.collect().toSeq
       RowComparison.assertSameRows(expected, actual, ordered = false, tolerance = 1e-12, context = "")
       assert(rowmatchAggregates(df) == 0)
       val reasons = fallbackReasons(df)
-      assert(reasons.exists(_.contains("aggregate function stddev is not supported")), reasons)
+      assert(reasons.exists(_.contains("aggregate function kurtosis is not supported")), reasons)
     }
   }
 
@@ -187,11 +187,11 @@ class AggregateSuite extends RowmatchQueryTest {
     withConf("spark.sql.extendedExplainProviders" -> "io.rowmatch.spark.rules.RowmatchExplainInfo") {
       mixed.createOrReplaceTempView("explain_mixed")
       val text = spark.sql(
-        "EXPLAIN EXTENDED SELECT s, stddev(l), count(*) FROM explain_mixed GROUP BY s UNION ALL " +
+        "EXPLAIN EXTENDED SELECT s, kurtosis(l), count(*) FROM explain_mixed GROUP BY s UNION ALL " +
           "SELECT s, 0.0, count(*) FROM (SELECT DISTINCT s, i FROM explain_mixed) GROUP BY s")
         .collect().map(_.getString(0)).mkString("\n")
       assert(text.contains("Rowmatch fallbacks ("), text)
-      assert(text.contains("aggregate function stddev is not supported"), text)
+      assert(text.contains("aggregate function kurtosis is not supported"), text)
       assert(text.contains("RowmatchHashAggregate"), text)
       assert(text.contains("replaces="), text)
       // the same section from the Dataset API, with no operator replaced when the plugin is off
@@ -202,7 +202,7 @@ class AggregateSuite extends RowmatchQueryTest {
       assert(off.contains("Rowmatch operators (0)"), off)
     }
     withConf("spark.sql.extendedExplainProviders" -> "") {
-      val text = spark.sql("EXPLAIN EXTENDED SELECT s, stddev(l) FROM explain_mixed GROUP BY s")
+      val text = spark.sql("EXPLAIN EXTENDED SELECT s, kurtosis(l) FROM explain_mixed GROUP BY s")
         .collect().map(_.getString(0)).mkString("\n")
       assert(!text.contains("Rowmatch fallbacks"), text)
     }

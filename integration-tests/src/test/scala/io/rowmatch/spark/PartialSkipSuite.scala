@@ -106,6 +106,12 @@ class PartialSkipSuite extends RowmatchQueryTest {
     assert(skipped > 0)
   }
 
+  test("stddev and variance pass through as one row's (n, avg, m2): NaN, infinities, -0.0, nulls") {
+    val (_, skipped) = check(data.groupBy("k").agg(stddev_samp("d"), var_pop("d"), stddev_pop("i"), var_samp("l"),
+      stddev_samp("f"), var_samp("dec")), forceSkip, tolerance = 1e-12)
+    assert(skipped > 0)
+  }
+
   test("sum and avg of -0.0 alone stay Spark's 0.0") {
     val zeros = spark.range(0, 400, 1, 2).selectExpr("id as k", "cast(-0.0 as double) z", "cast(-0.0 as float) y")
     val (out, skipped) = check(zeros.groupBy("k").agg(sum("z"), avg("z"), sum("y"), avg("y")), forceSkip)

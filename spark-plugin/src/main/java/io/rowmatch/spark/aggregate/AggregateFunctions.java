@@ -21,7 +21,11 @@ final class AggregateFunctions {
       MinMaxFunction.MIN,
       MinMaxFunction.MAX,
       new FirstFunction(),
-      new LastFunction());
+      new LastFunction(),
+      VarianceFunction.STDDEV_POP,
+      VarianceFunction.STDDEV_SAMP,
+      VarianceFunction.VAR_POP,
+      VarianceFunction.VAR_SAMP);
 
   private static final Map<Class<?>, SupportedFunction> BY_CLASS = new HashMap<>();
 
