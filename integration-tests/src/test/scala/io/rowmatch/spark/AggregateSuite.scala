@@ -106,6 +106,19 @@ class AggregateSuite extends RowmatchQueryTest {
     checkAnswerAndOperator(mixed.agg(countDistinct("i", "b")), minOperators = 2)
   }
 
+  test("count(distinct x) with other functions: all four stages, the third merging and starting at once") {
+    // Spark plans partial, partial-merge, (partial-merge of sum/max + partial of count distinct), final.
+    def q = mixed.groupBy("s").agg(countDistinct("i"), sum("l"), max("d"), avg("l"), count("*"))
+    checkAnswerAndOperator(q, exactOperators = Some(4))
+    // keyless, over two distinct columns, with a decimal sum and a statistic
+    def q2 = mixed.selectExpr("i", "b", "cast(l as decimal(20, 2)) dec", "l").agg(countDistinct("i", "b"),
+      sum("dec"), stddev_pop("l"), min("l"))
+    checkAnswerAndOperator(q2, exactOperators = Some(4), tolerance = 1e-12)
+    // vanilla's final (an interval result): the three Rowmatch stages below still meet Spark's buffers
+    def q3 = mixed.groupBy("s").agg(countDistinct("i"), sum("l"), expr("make_dt_interval(0, 0, 0, count(*))"))
+    checkAnswerAndOperator(q3, exactOperators = Some(3))
+  }
+
   test("dropDuplicates on a subset of columns: keys unique, each output row is an input row") {
     val out = checkAnswerAndOperator(mixed.coalesce(1).dropDuplicates("i", "b"), minOperators = 1)
     val keys = out.map(r => (r.get(0), r.get(4)))

@@ -156,7 +156,13 @@ public final class AggregatePlanner {
       if (mode == null) {
         mode = e.mode();
       } else if (!mode.equals(e.mode())) {
-        throw new Refusal("mixed aggregate modes (" + mode + " and " + e.mode() + ")");
+        // Spark's one-distinct plan (AggUtils.planAggregateWithOneDistinct) merges the other functions'
+        // buffers (PartialMerge) while starting the distinct ones (Partial) in one stage: each function runs in
+        // its own mode, and the stage outputs every function's buffers. No other mix is planned by Spark.
+        if (!partialMergeAndPartial(mode, e.mode())) {
+          throw new Refusal("mixed aggregate modes (" + mode + " and " + e.mode() + ")");
+        }
+        mode = PartialMerge$.MODULE$;
       }
       // Spark applies FILTER only where raw rows are read (Partial, Complete); merging stages ignore it.
       boolean readsRows = e.mode().equals(Partial$.MODULE$) || e.mode().equals(Complete$.MODULE$);
@@ -178,7 +184,9 @@ public final class AggregatePlanner {
     int mergeBufferColumns = 0;
     if (merge) {
       for (AggregateExpression e : aggs) {
-        mergeBufferColumns += e.aggregateFunction().inputAggBufferAttributes().size();
+        if (merges(e)) {
+          mergeBufferColumns += e.aggregateFunction().inputAggBufferAttributes().size();
+        }
       }
     }
     int mergeStart = childOutput.size() - mergeBufferColumns;
@@ -248,10 +256,11 @@ public final class AggregatePlanner {
       for (int b = 0; b < bufferCount; b++) {
         mergeInputs[b] = nextBuffer + b;
       }
-      if (merge) {
+      boolean mergesBuffers = merges(e);
+      if (mergesBuffers) {
         nextBuffer += bufferCount;
       }
-      functions.add(function(e, f, merge, mergeInputs, inputs, childOutput));
+      functions.add(function(e, f, mergesBuffers, mergeInputs, inputs, childOutput));
     }
 
     // Output.
@@ -313,6 +322,16 @@ public final class AggregatePlanner {
         pick == null ? new ArrayList<>(result) : null, new ArrayList<>(intermediate), outputSchema,
         conf.sessionTimeZone(), conf.batchSize(), conf.memoryLimitBytes(), "RowmatchHashAggregate",
         mayPassThrough ? conf.skipPartialMinRows() : 0, conf.skipPartialRatio());
+  }
+
+  /** Whether the function reads Spark's buffer columns (PartialMerge, Final) rather than raw input rows. */
+  private static boolean merges(AggregateExpression e) {
+    return e.mode().equals(PartialMerge$.MODULE$) || e.mode().equals(Final$.MODULE$);
+  }
+
+  private static boolean partialMergeAndPartial(AggregateMode a, AggregateMode b) {
+    return (a.equals(PartialMerge$.MODULE$) && b.equals(Partial$.MODULE$))
+        || (a.equals(Partial$.MODULE$) && b.equals(PartialMerge$.MODULE$));
   }
 
   /** Output as a pick of intermediate columns when every result is a column or an alias of one. */
