@@ -27,18 +27,34 @@ class JoinSkewChunksSuite extends JoinQueryTest {
     .config(TestFaults.ENABLED, "true") // a startup setting: without it the test-only settings do nothing
     .getOrCreate()
 
+  private val failures = new java.util.concurrent.ConcurrentLinkedQueue[String]()
+
+  override protected def beforeAll(): Unit = {
+    super.beforeAll()
+    spark.sparkContext.addSparkListener(new org.apache.spark.scheduler.SparkListener {
+      override def onTaskEnd(e: org.apache.spark.scheduler.SparkListenerTaskEnd): Unit = e.reason match {
+        case f: org.apache.spark.ExceptionFailure => failures.add(s"${f.className}: ${f.description}")
+        case _ =>
+      }
+    })
+  }
+
   private val grant = Seq(RowmatchConf.TEST_TASK_MEMORY_GRANT_ENTRY.key -> "4m")
   private val SkewRows = 1000000L
 
-  /** 1M rows of key 1, 20K other keys, 1 in 4000 rows a null key; narrow, so Spark builds it when it may. */
+  /**
+   * 1M rows of key 1, 20K other keys, 1 in 4000 rows a null key. Hinted shuffle_hash, so Spark (and so
+   * Rowmatch) hashes it wherever the join type allows.
+   */
   private def skewed: DataFrame = spark.range(0, SkewRows + 20000, 1, 2).selectExpr(
     s"case when id % 4000 = 7 then null when id < $SkewRows then 1 else id end as k", "id as sv")
+    .hint("shuffle_hash")
 
-  /** 150K rows (3 of key 1, 1 in 1000 of a key in the skewed side's tail, some null keys), wide strings. */
+  /** 150K rows: 3 of key 1, 1 in 1000 of a key in the skewed side's tail, some null keys, a string. */
   private def other: DataFrame = spark.range(0, 150000, 1, 2).selectExpr(
     s"case when id % 50000 = 3 then 1 when id % 997 = 5 then null when id % 1000 = 0 then $SkewRows + id / 10 " +
       s"else id + 2 * $SkewRows end as k",
-    "id as ov", "concat(sha2(cast(id as string), 256), sha2(cast(id + 1 as string), 256)) as os")
+    "id as ov", "concat('o-', cast(id as string), '-é') as os")
 
   /** Per row of the output's first side: how many output rows and a checksum of the other side's values. */
   private def perRow(joined: DataFrame, id: String, otherValue: Option[String]): DataFrame = {
@@ -62,14 +78,18 @@ class JoinSkewChunksSuite extends JoinQueryTest {
   }
 
   for (jt <- joinTypes; skewedLeft <- Seq(false, true); cond <- Seq(false, true)
-       if !(skewedLeft && (jt == "inner" || jt == "full_outer") && !cond)) {
+       if !(skewedLeft && Set("inner", "full_outer", "left_semi", "left_anti")(jt) && !cond)) {
     val where = if (skewedLeft) "skewed side left" else "skewed side right"
-    test(s"$jt join, $where${if (cond) ", residual condition" else ""}: joined by build chunks as vanilla") {
+    // Spark hashes a semi/anti join's right side only: skewed left, the skew is on the probe side (no chunks).
+    val buildsSkewed = !(skewedLeft && (jt == "left_semi" || jt == "left_anti"))
+    test(s"$jt join, $where${if (cond) ", residual condition" else ""}: " +
+      (if (buildsSkewed) "joined by build chunks as vanilla" else "a skewed probe side, as vanilla")) {
       checkJoin(ShuffledHash, extraConf = grant)(query(jt, skewedLeft, cond))
       val joins = rowmatchJoins(lastJoin)
-      // Spark hashes the skewed (smaller) side wherever the join type lets it.
       assert(spills(lastJoin) > 0, s"no spill in\n${planText(lastJoin)}")
-      if (joins.exists(j => j.spec.buildLeft == skewedLeft)) {
+      if (buildsSkewed) {
+        assert(joins.forall(_.spec.buildLeft == skewedLeft), s"the skewed side is not the build side in\n" +
+          planText(lastJoin))
         assert(chunks(lastJoin) > 0, s"no build chunks in\n${planText(lastJoin)}")
       }
       assert(SpillFile.openFiles() == 0, "a spill file was left behind")
@@ -84,6 +104,9 @@ class JoinSkewChunksSuite extends JoinQueryTest {
   test("a task failing in a chunk pass leaves no spill file and no Arrow memory, and its retry answers") {
     val faults = Seq(TestFaults.FAIL_AFTER_BATCHES -> "0", TestFaults.OPERATOR -> "RowmatchHashJoin build chunks")
     checkJoin(ShuffledHash, extraConf = grant ++ faults)(query("left_outer", skewedLeft = false, cond = true))
+    org.apache.spark.ListenerBusDrain(spark.sparkContext)
+    assert(failures.toArray.exists(_.toString.contains("build chunks failed on purpose")),
+      s"no injected failure in a chunk pass: ${failures.toArray.mkString("; ")}")
     assert(chunks(lastJoin) > 0)
     assert(SpillFile.openFiles() == 0)
   }
