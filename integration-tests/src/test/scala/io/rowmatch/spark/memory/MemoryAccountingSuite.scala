@@ -31,17 +31,7 @@ class MemoryAccountingSuite extends RowmatchQueryTest {
     .config("spark.rowmatch.aggregate.skipPartial.enabled", "false") // the partial aggregation keeps its state
     .getOrCreate()
 
-  private val Rows = 1200000
-  private val Keys = 300000
-  private val MB = 1L << 20
-
-  /** What the last run's task saw (local mode: the task runs in this JVM). */
-  private object Seen {
-    val rowmatchInUse = new AtomicLong()
-    val taskConsumption = new AtomicLong()
-    val sorterSpill = new AtomicLong()
-    def reset(): Unit = Seq(rowmatchInUse, taskConsumption, sorterSpill).foreach(_.set(0))
-  }
+  import MemoryAccountingSuite._
 
   private val schema = StructType(Seq(StructField("k", LongType), StructField("v", LongType)))
 
@@ -52,7 +42,6 @@ class MemoryAccountingSuite extends RowmatchQueryTest {
    * and the manager's at that moment).
    */
   private def input(sorterFirst: Boolean, sorterLater: Boolean): DataFrame = {
-    val seen = Seen
     val rows = spark.sparkContext.parallelize(Seq(0), 1).mapPartitions { _ =>
       val task = TaskContext.get()
       val sorter = if (sorterFirst || sorterLater) TaskMemoryAccess.sorter() else null
@@ -68,13 +57,13 @@ class MemoryAccountingSuite extends RowmatchQueryTest {
         }
         if (i % 10000 == 0) {
           val m = TaskArrowMemory.memoryOf(task)
-          if (m != null && m.inUse() > seen.rowmatchInUse.get()) {
-            seen.rowmatchInUse.set(m.inUse())
-            seen.taskConsumption.set(TaskMemoryAccess.consumption())
+          if (m != null && m.inUse() > Seen.rowmatchInUse.get()) {
+            Seen.rowmatchInUse.set(m.inUse())
+            Seen.taskConsumption.set(TaskMemoryAccess.consumption())
           }
         }
         if (i == Rows - 1 && sorter != null) {
-          seen.sorterSpill.set(sorter.getSpillSize)
+          Seen.sorterSpill.set(sorter.getSpillSize)
         }
         Row(i.toLong % Keys, i.toLong)
       }
@@ -118,5 +107,20 @@ class MemoryAccountingSuite extends RowmatchQueryTest {
   test("a Rowmatch aggregation growing makes a Spark sorter of the task spill, the task goes on") {
     check(sorterFirst = true, sorterLater = false)
     assert(Seen.sorterSpill.get() > 0, "the Spark sorter did not spill")
+  }
+}
+
+/** Static, so the task's closure refers to it instead of serializing the suite. */
+object MemoryAccountingSuite {
+  private val Rows = 1200000
+  private val Keys = 600000
+  private val MB = 1L << 20
+
+  /** What the last run's task saw (local mode: the task runs in this JVM). */
+  private object Seen {
+    val rowmatchInUse = new AtomicLong()
+    val taskConsumption = new AtomicLong()
+    val sorterSpill = new AtomicLong()
+    def reset(): Unit = Seq(rowmatchInUse, taskConsumption, sorterSpill).foreach(_.set(0))
   }
 }
