@@ -221,6 +221,31 @@ class StandaloneClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
     runTpch(1) // and the session still works once the limit is back to its default
   }
 
+  test("a join and an aggregation larger than the tasks' memory spill on the executors; answers as vanilla",
+      ClusterTest) {
+    def query: DataFrame = {
+      val l = spark.range(0, 200000, 1, 4).selectExpr("id % 50000 as k", "id as lv")
+      val r = spark.range(0, 200000, 1, 4).selectExpr("(id * 3) % 50000 as k", "concat('r-', cast(id as string)) as rs")
+      l.join(r, Seq("k"), "full_outer").groupBy("k").agg(
+        org.apache.spark.sql.functions.count("lv"), org.apache.spark.sql.functions.sum("lv"),
+        org.apache.spark.sql.functions.max("rs"))
+    }
+    val shuffled = Seq("spark.sql.autoBroadcastJoinThreshold" -> "-1", "spark.sql.adaptive.autoBroadcastJoinThreshold" -> "-1")
+    val expected = withSettings(shuffled :+ ("spark.rowmatch.enabled" -> "false"): _*)(query.collect().toSeq)
+    val executors = cluster.executors()
+    // The test-only cap: each task's Rowmatch operators get about 1 MB from the executor's memory manager.
+    val (frame, actual) = withSettings(shuffled :+ (RowmatchConf.TEST_TASK_MEMORY_GRANT_ENTRY.key -> "1m"): _*) {
+      val f = query
+      (f, f.collect().toSeq)
+    }
+    assert(actual.map(_.toString).sorted == expected.map(_.toString).sorted, "answers differ from vanilla's")
+    val spills = rowmatchNodes(frame).flatMap(_.metrics.get("numSpills")).map(_.value).sum
+    assert(spills > 0, s"no Rowmatch spill on the executors:\n${frame.queryExecution.executedPlan.treeString}")
+    assert(executors.nonEmpty && rowmatchNodes(frame).exists(_.nodeName == "RowmatchHashJoin"))
+    assert(cluster.executors() == executors, "spilling must not cost an executor")
+    assertExecutorsClean(executors.map(_._2).toSet)
+  }
+
   /**
    * Runs TPC-H `number` while the first task of `operator` pauses after its first input batch; kills that
    * task's executor JVM (kill -9) while it is inside the operator; the query must still give the right answer.

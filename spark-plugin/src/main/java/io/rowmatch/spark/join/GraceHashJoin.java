@@ -31,9 +31,8 @@ import io.rowmatch.spark.testing.TestFaults;
  * null-aware anti join knows of the whole build side (a null key anywhere, any row at all): those two facts
  * are taken over all partitions and handed to each partition's join.
  *
- * <p>Not done: a single key whose build rows alone do not fit (a partition that repartitioning no longer
- * splits) is built in memory beyond Spark's grant, up to {@code spark.rowmatch.memory.limit}, and fails with
- * the error naming it past that.
+ * <p>A partition that partitioning no longer splits (a single key whose build rows alone do not fit: extreme
+ * skew), or past {@link SpillPartitions#MAX_LEVELS}, is joined by chunks of its build rows ({@link ChunkedJoin}).
  */
 final class GraceHashJoin implements Iterator<ColumnarBatch>, AutoCloseable {
   /** Smaller build sides are not worth a spill. */
@@ -69,25 +68,34 @@ final class GraceHashJoin implements Iterator<ColumnarBatch>, AutoCloseable {
     TaskMemory memory = TaskArrowMemory.memoryOf(task);
     boolean mayPartition = memory != null && keyTypesMatch(spec);
     Iterator<ColumnarBatch> probe = TestFaults.wrap(probeInput, task, spec.operatorName); // test-only, off by default
-    return join(spec, buildInput, probe, condition, conditionInput, task, metrics, allocator, memory, 0,
+    return join(spec, buildInput, probe, null, condition, conditionInput, task, metrics, allocator, memory, 0,
         mayPartition, null, -1);
   }
 
   /**
    * One level: buildNullKey/buildRows are the whole build side's facts when known (a partition's join), else
-   * null/-1.
+   * null/-1; probeFile is the partition's probe file (probeInput reads it; null at level 0 or when empty).
    */
   private static Iterator<ColumnarBatch> join(JoinSpec spec, Iterator<ColumnarBatch> buildInput,
-      Iterator<ColumnarBatch> probeInput, Expression condition, List<Attribute> conditionInput, TaskContext task,
-      SpillMetrics metrics, BufferAllocator allocator, TaskMemory memory, int level, boolean mayPartition,
-      Boolean buildNullKey, long buildRows) {
+      Iterator<ColumnarBatch> probeInput, SpillFile probeFile, Expression condition, List<Attribute> conditionInput,
+      TaskContext task, SpillMetrics metrics, BufferAllocator allocator, TaskMemory memory, int level,
+      boolean mayPartition, Boolean buildNullKey, long buildRows) {
     boolean spills = mayPartition && level < SpillPartitions.MAX_LEVELS;
+    // A partition no further split: what does not fit is joined by build chunks (its probe side is a file).
+    boolean chunks = !spills && level > 0 && memory != null;
     JoinBuildSide.Partial partial = JoinBuildSide.fromBatchesUntil(buildInput, spec, allocator,
-        (side, batch) -> spills && mustSpill(side, batch, memory, allocator));
+        (side, batch) -> (spills || chunks) && mustSpill(side, batch, memory, allocator));
     if (partial.pending() == null) {
       metrics.peakMemory(partial.side().allocatedBytes());
       return HashJoinRunner.start(spec, partial.side(), buildNullKey != null && buildNullKey, buildRows,
           partial.side()::close, probeInput, allocator, condition, conditionInput, task, false);
+    }
+    if (chunks) {
+      ChunkedJoin chunked = new ChunkedJoin(spec, partial.finished(), partial.pending(), buildInput, probeFile,
+          condition, conditionInput, task, allocator, memory, metrics, buildNullKey != null && buildNullKey,
+          buildRows);
+      TaskArrowMemory.closeWithTask(task, chunked);
+      return chunked;
     }
     metrics.peakMemory(partial.side().allocatedBytes());
     GraceHashJoin grace = new GraceHashJoin(spec, condition, conditionInput, task, allocator, metrics, level);
@@ -109,7 +117,7 @@ final class GraceHashJoin implements Iterator<ColumnarBatch>, AutoCloseable {
     return grace;
   }
 
-  private static boolean mustSpill(JoinBuildSide side, ColumnarBatch batch, TaskMemory memory,
+  static boolean mustSpill(JoinBuildSide side, ColumnarBatch batch, TaskMemory memory,
       BufferAllocator allocator) {
     long state = side.allocatedBytes();
     if (side.rowCount() == 0 || state < MIN_SPILL_BYTES) {
@@ -247,7 +255,7 @@ final class GraceHashJoin implements Iterator<ColumnarBatch>, AutoCloseable {
         probeReader = noProbe ? null : probe.read(allocator);
         Iterator<ColumnarBatch> b = buildReader == null ? Collections.emptyIterator() : buildReader;
         Iterator<ColumnarBatch> q = probeReader == null ? Collections.emptyIterator() : probeReader;
-        current = join(spec, b, q, condition, conditionInput, task, metrics, allocator,
+        current = join(spec, b, q, noProbe ? null : probe, condition, conditionInput, task, metrics, allocator,
             TaskArrowMemory.memoryOf(task), level + 1, split, buildNullKey, buildRows);
       }
     } catch (RuntimeException | Error e) {

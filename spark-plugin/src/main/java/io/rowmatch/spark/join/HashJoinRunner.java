@@ -58,6 +58,10 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   private final int[] pairBuild;
   private final int[] selected;
   private boolean[] probePassed = new boolean[0];
+  /** A chunked join's probe rows across chunks (null otherwise); the current batch's first row number. */
+  private final ProbeMatches probeMatches;
+  private long probeRowBase;
+  private long probeRowsSeen;
 
   private Phase phase = Phase.NEXT_PROBE_BATCH;
   private ColumnarBatch probeBatch;
@@ -69,8 +73,9 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
 
   private HashJoinRunner(JoinSpec spec, JoinBuildSide build, boolean buildNullKey, long buildRows,
       Runnable releaseBuild, Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
-      List<Attribute> conditionInput) {
+      List<Attribute> conditionInput, ProbeMatches probeMatches) {
     this.spec = spec;
+    this.probeMatches = probeMatches;
     this.build = build;
     this.releaseBuild = releaseBuild;
     this.probeInput = probeInput;
@@ -157,13 +162,21 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   static Iterator<ColumnarBatch> start(JoinSpec spec, JoinBuildSide build, boolean buildNullKey, long buildRows,
       Runnable releaseBuild, Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
       List<Attribute> conditionInput, TaskContext task, boolean wrapFaults) {
+    return start(spec, build, buildNullKey, buildRows, releaseBuild, probeInput, allocator, condition, conditionInput,
+        task, wrapFaults, null);
+  }
+
+  /** As above, one pass of a chunked join (see {@link ChunkedJoin}, {@link ProbeMatches}). */
+  static HashJoinRunner start(JoinSpec spec, JoinBuildSide build, boolean buildNullKey, long buildRows,
+      Runnable releaseBuild, Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
+      List<Attribute> conditionInput, TaskContext task, boolean wrapFaults, ProbeMatches probeMatches) {
     HashJoinRunner runner;
     try {
       Iterator<ColumnarBatch> probe = wrapFaults
           ? TestFaults.wrap(probeInput, task, spec.operatorName) // test-only, off by default
           : probeInput;
       runner = new HashJoinRunner(spec, build, buildNullKey, buildRows, releaseBuild, probe, allocator, condition,
-          conditionInput);
+          conditionInput, probeMatches);
     } catch (RuntimeException | Error e) {
       releaseBuild.run();
       throw e;
@@ -232,7 +245,10 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
           }
         }
         case PROBE_ROWS -> {
-          if (trackProbe) {
+          if (trackProbe && probeMatches != null && !probeMatches.applying()) {
+            // A chunk pass: remember which rows passed; the last pass emits them.
+            probeMatches.record(probeRowBase, probePassed, probeBatch.numRows());
+          } else if (trackProbe) {
             // Outer: rows without a passing match; semi: rows with one; anti: rows without.
             boolean keep = spec.kind == JoinSpec.Kind.LEFT_SEMI;
             int n = probeBatch.numRows();
@@ -276,6 +292,8 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
 
   private void startProbeBatch(ColumnarBatch b) {
     int n = b.numRows();
+    probeRowBase = probeRowsSeen;
+    probeRowsSeen += n;
     probeBatch = b;
     probeVectors = new ValueVector[b.numCols()];
     for (int c = 0; c < probeVectors.length; c++) {
@@ -296,6 +314,9 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
         for (int i = 0; i < n; i++) {
           probePassed[i] |= key.isNull(i);
         }
+      }
+      if (probeMatches != null && probeMatches.applying()) {
+        probeMatches.apply(probeRowBase, probePassed, n);
       }
     }
     // Semi/anti on the probe side without a condition need no pairs at all.

@@ -105,7 +105,15 @@ public final class JoinBuildSide implements AutoCloseable {
   }
 
   /** What {@link #fromBatchesUntil} built, and the batch it stopped at (null: everything). */
-  public record Partial(JoinBuildSide side, ColumnarBatch pending) {}
+  public record Partial(JoinBuildSide side, ColumnarBatch pending) {
+    /** The side built so far, finished to be probed (a chunked join's chunk) instead of spilled. */
+    JoinBuildSide finished() {
+      if (pending != null) {
+        side.finish();
+      }
+      return side;
+    }
+  }
 
   /** Builds from rows (a broadcast relation's rows), converted to Arrow batches first. */
   public static JoinBuildSide fromRows(Iterator<InternalRow> input, JoinSpec spec, BufferAllocator allocator) {

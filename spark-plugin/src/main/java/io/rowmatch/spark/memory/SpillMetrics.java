@@ -35,6 +35,11 @@ public interface SpillMetrics {
       public void peakMemory(long bytes) {
         peak[0] = Math.max(peak[0], bytes);
       }
+
+      @Override
+      public void buildChunks(long chunks) {
+        metrics.buildChunks(chunks);
+      }
     };
   }
 
@@ -43,4 +48,7 @@ public interface SpillMetrics {
 
   /** The operator's peak memory in this task, reported once when it finishes. */
   void peakMemory(long bytes);
+
+  /** A join joined one partition by {@code chunks} chunks of its build rows (a key too large for memory). */
+  default void buildChunks(long chunks) {}
 }

@@ -147,7 +147,32 @@ public final class TaskArrowMemory {
         + " allows per task (" + limitBytes + " bytes) or than the executor's direct memory allows ("
         + DIRECT_SHARE_PERCENT + "% of -XX:MaxDirectMemorySize for all Rowmatch tasks); raise "
         + RowmatchConf.MEMORY_LIMIT + " or the executor's direct memory, or set spark.rowmatch.enabled=false",
-        cause);
+        withoutJvmErrors(cause));
+  }
+
+  /**
+   * {@code t}, or when a JVM error is among its causes (Arrow wraps Netty's OutOfDirectMemoryError when the
+   * JVM's direct memory runs out before our allocator's limit: Netty's pool holds more than Arrow counts), a
+   * copy of its chain as one exception with the same messages and stack trace. Spark's executor treats a task
+   * exception with an OutOfMemoryError among its first causes as fatal (spark.executor.killOnFatalError.depth)
+   * and exits: a task that ran out of Arrow memory must fail alone.
+   */
+  public static Throwable withoutJvmErrors(Throwable t) {
+    boolean error = false;
+    StringBuilder chain = new StringBuilder();
+    for (Throwable c = t; c != null && chain.length() < 4000; c = c.getCause()) {
+      error |= c instanceof Error;
+      chain.append(chain.length() == 0 ? "" : " <- caused by ").append(c);
+      if (c.getCause() == c) {
+        break;
+      }
+    }
+    if (!error) {
+      return t;
+    }
+    IllegalStateException copy = new IllegalStateException(chain.toString());
+    copy.setStackTrace(t.getStackTrace());
+    return copy;
   }
 
   /** Raised when a task exceeds spark.rowmatch.memory.limit. */

@@ -78,7 +78,8 @@ case class RowmatchHashJoinExec(
     "numSpills" -> SQLMetrics.createMetric(sparkContext, "number of spills"),
     "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory")) ++
     (if (broadcast) Map.empty
-     else Map("buildDataSize" -> SQLMetrics.createSizeMetric(sparkContext, "data size of build side")))
+     else Map("buildDataSize" -> SQLMetrics.createSizeMetric(sparkContext, "data size of build side"),
+       "numBuildChunks" -> SQLMetrics.createMetric(sparkContext, "number of build chunks")))
 
   override protected def doExecute(): RDD[InternalRow] =
     throw new IllegalStateException(s"$nodeName is columnar; Spark should have added ColumnarToRowExec")
@@ -110,11 +111,13 @@ case class RowmatchHashJoinExec(
     } else {
       val spills = SpillMetricsOf(longMetric("spillSize"), longMetric("numSpills"), longMetric("peakMemory"))
       val buildBytes = longMetric("buildDataSize")
+      val chunkCount = longMetric("numBuildChunks")
       left.executeColumnar().zipPartitions(right.executeColumnar()) { (l, r) =>
         // The build side's size: the largest table the task built (its only one unless the join spilled).
         val spillsAndBuild = new SpillMetrics {
           override def spilled(bytes: Long): Unit = spills.spilled(bytes)
           override def peakMemory(bytes: Long): Unit = { spills.peakMemory(bytes); buildBytes += bytes }
+          override def buildChunks(chunks: Long): Unit = chunkCount += chunks
         }
         val time = new OperatorTime
         val (leftIn, rightIn) =

@@ -25,4 +25,21 @@ class TaskArrowMemoryTest {
       assertEquals(0, task.getAllocatedMemory());
     }
   }
+
+  /** Spark's executor exits on a task exception with an OutOfMemoryError among its causes: ours carry none. */
+  @Test
+  void theTaskErrorCarriesNoJvmErrorAmongItsCauses() {
+    OutOfMemoryError netty = new OutOfMemoryError("failed to allocate 8388608 byte(s) of direct memory");
+    OutOfMemoryException arrow = new OutOfMemoryException("Failure allocating buffer.", netty);
+    RuntimeException e = TaskArrowMemory.outOfMemory("RowmatchHashAggregate", 1024, arrow);
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      assertTrue(!(c instanceof Error), "a JVM error in the chain: " + c);
+    }
+    assertTrue(e.getCause().getMessage().contains("Failure allocating buffer."), e.getCause().getMessage());
+    assertTrue(e.getCause().getMessage().contains("8388608 byte(s) of direct memory"), e.getCause().getMessage());
+    assertEquals(arrow.getStackTrace().length, e.getCause().getStackTrace().length);
+    // Without a JVM error, the cause is kept as it is.
+    OutOfMemoryException plain = new OutOfMemoryException("limit");
+    assertEquals(plain, TaskArrowMemory.outOfMemory("RowmatchHashJoin", 1024, plain).getCause());
+  }
 }
