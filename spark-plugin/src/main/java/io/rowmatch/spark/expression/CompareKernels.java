@@ -122,6 +122,19 @@ final class CompareKernels {
 
     @Override
     Vec eval(EvalBatch in, long[] active) {
+      if (op != EQ_NULL_SAFE) {
+        if (right instanceof LeafKernels.LiteralKernel lit) {
+          Vec out = againstConstant(left.eval(in, active), lit.constant(), op, in.rows);
+          if (out != null) {
+            return out;
+          }
+        } else if (left instanceof LeafKernels.LiteralKernel lit) {
+          Vec out = againstConstant(right.eval(in, active), lit.constant(), flip(op), in.rows);
+          if (out != null) {
+            return out;
+          }
+        }
+      }
       Vec a = left.eval(in, active);
       Vec b = right.eval(in, active);
       int n = in.rows;
@@ -186,6 +199,75 @@ final class CompareKernels {
       return out;
     }
 
+    /**
+     * a op constant without broadcasting the constant, for the kinds where that is a tight loop (integral, date,
+     * timestamp, decimal up to 18 digits, string equality); null for the others.
+     */
+    private Vec againstConstant(Vec a, Vec c, int op, int n) {
+      if (!c.isValid(0)) {
+        Vec out = Vec.allocate(type, n);
+        out.valid = new long[Vec.words(n)];
+        return out;
+      }
+      if (a.kind == Vec.LONG || (a.kind == Vec.DECIMAL && a.his == null)) {
+        Vec out = Vec.allocate(type, n);
+        constantLongs(a.longs, c.longs[0], op, n, out.bits);
+        out.valid = a.valid;
+        return out;
+      }
+      if (a.kind == Vec.BYTES && op == EQ) {
+        Vec out = Vec.allocate(type, n);
+        long[] bits = out.bits;
+        byte[] k = java.util.Arrays.copyOfRange(c.data, c.starts[0], c.starts[0] + c.lens[0]);
+        int len = k.length;
+        byte[] data = a.data;
+        for (int i = 0; i < n; i++) {
+          if (a.lens[i] == len) {
+            int s = a.starts[i];
+            set(bits, i, java.util.Arrays.equals(data, s, s + len, k, 0, len));
+          }
+        }
+        out.valid = a.valid;
+        return out;
+      }
+      return null;
+    }
+
+    private static void constantLongs(long[] a, long c, int op, int n, long[] bits) {
+      for (int w = 0, base = 0; base < n; w++, base += 64) {
+        int end = Math.min(64, n - base);
+        long word = 0;
+        switch (op) {
+          case EQ -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] == c ? 1L : 0L) << j;
+            }
+          }
+          case LT -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] < c ? 1L : 0L) << j;
+            }
+          }
+          case LE -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] <= c ? 1L : 0L) << j;
+            }
+          }
+          case GT -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] > c ? 1L : 0L) << j;
+            }
+          }
+          default -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] >= c ? 1L : 0L) << j;
+            }
+          }
+        }
+        bits[w] = word;
+      }
+    }
+
     /** One word of results at a time, kept in a register (no read-modify-write of the bitmap per row). */
     private void longs(long[] a, long[] b, int n, long[] bits) {
       for (int w = 0, base = 0; base < n; w++, base += 64) {
@@ -232,6 +314,17 @@ final class CompareKernels {
         bits[w] = word;
       }
     }
+  }
+
+  /** The operator with its sides swapped: c op x is x flip(op) c. */
+  static int flip(int op) {
+    return switch (op) {
+      case LT -> GT;
+      case LE -> GE;
+      case GT -> LT;
+      case GE -> LE;
+      default -> op;
+    };
   }
 
   static void set(long[] bits, int i, boolean b) {
@@ -382,6 +475,21 @@ final class CompareKernels {
           boolean found = false;
           for (int j = 0; j < m; j++) {
             found |= x == set[j];
+          }
+          set(bits, i, found);
+        }
+      } else if (a.kind == Vec.BYTES) {
+        // lengths first: most rows differ from every item in length
+        int[] lens = items.lens;
+        int[] starts = items.starts;
+        byte[] set = items.data;
+        byte[] data = a.data;
+        for (int i = 0; i < n; i++) {
+          int len = a.lens[i];
+          int s = a.starts[i];
+          boolean found = false;
+          for (int j = 0; j < m && !found; j++) {
+            found = lens[j] == len && java.util.Arrays.equals(data, s, s + len, set, starts[j], starts[j] + len);
           }
           set(bits, i, found);
         }
