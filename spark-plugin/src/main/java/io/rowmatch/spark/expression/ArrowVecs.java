@@ -123,20 +123,22 @@ final class ArrowVecs {
         ArrowBuf offsets = vw.getOffsetBuffer();
         int[] starts = new int[rows];
         int[] lens = new int[rows];
-        int first = rows == 0 ? 0 : offsets.getInt(0);
+        long at = rows == 0 ? 0 : checked(offsets, (long) (rows + 1) << 2, type);
+        int first = rows == 0 ? 0 : Platform.getInt(null, at);
         int prev = first;
+        int decreasing = 0;
         for (int i = 0; i < rows; i++) {
-          int end = offsets.getInt((long) (i + 1) << 2);
-          if (end < prev) {
-            throw new IllegalStateException("decreasing offsets at row " + i + " of a " + type.simpleString()
-                + " column");
-          }
+          int end = Platform.getInt(null, at + ((long) (i + 1) << 2));
+          decreasing |= end - prev;
           starts[i] = prev - first;
           lens[i] = end - prev;
           prev = end;
         }
-        byte[] data = new byte[prev - first];
-        vw.getDataBuffer().getBytes(first, data, 0, data.length);
+        if (decreasing < 0) {
+          throw new IllegalStateException("decreasing offsets in a " + type.simpleString() + " column");
+        }
+        byte[] data = new byte[prev - first + Vec.BYTES_PAD];
+        vw.getDataBuffer().getBytes(first, data, 0, prev - first);
         out.data = data;
         out.starts = starts;
         out.lens = lens;
@@ -147,14 +149,12 @@ final class ArrowVecs {
   }
 
   /**
-   * Rows {@code sel[0..n)} of an Arrow vector (ascending, each below its value count), as {@link #read} would give
-   * them: for a conjunct only the rows still true need.
+   * Rows {@code sel[0..n)} of an Arrow vector (in any order, repeats allowed), as {@link #read} would give them:
+   * for a conjunct only the rows still true need, or a join condition over the matched pairs.
    */
   static Vec readSelected(ValueVector v, DataType type, int[] sel, int n) {
     int count = v.getValueCount();
-    if (n > 0 && sel[n - 1] >= count) {
-      throw new IllegalStateException("row " + sel[n - 1] + " of a column of " + count + " values");
-    }
+    checkRows(sel, n, count);
     Vec out = new Vec(type, n);
     if (v instanceof NullVector) {
       out.valid = new long[Vec.words(n)];
@@ -233,26 +233,30 @@ final class ArrowVecs {
         int[] starts = new int[n];
         int[] lens = new int[n];
         long total = 0;
+        long offsetsAt = n == 0 ? 0 : checked(offsets, (long) (count + 1) << 2, type);
+        int bad = 0;
+        int maxEnd = 0;
         for (int i = 0; i < n; i++) {
           int r = sel[i];
-          int start = offsets.getInt((long) r << 2);
-          int end = offsets.getInt((long) (r + 1) << 2);
-          if (end < start) {
-            throw new IllegalStateException("decreasing offsets at row " + r + " of a " + type.simpleString()
-                + " column");
-          }
+          int start = Platform.getInt(null, offsetsAt + ((long) r << 2));
+          int end = Platform.getInt(null, offsetsAt + ((long) (r + 1) << 2));
+          bad |= (end - start) | start;
+          maxEnd = Math.max(maxEnd, end);
           starts[i] = start; // the Arrow offset for now, this Vec's own below
           lens[i] = end - start;
           total += end - start;
         }
-        if (total > Integer.MAX_VALUE) {
+        if (bad < 0) {
+          throw new IllegalStateException("decreasing or negative offsets in a " + type.simpleString() + " column");
+        }
+        if (total > Integer.MAX_VALUE - Vec.BYTES_PAD) {
           throw new IllegalStateException("a batch's " + type.simpleString() + " column exceeds 2 GB");
         }
-        byte[] data = new byte[(int) total];
-        ArrowBuf src = vw.getDataBuffer();
+        byte[] data = new byte[(int) total + Vec.BYTES_PAD];
+        long src = n == 0 ? 0 : checked(vw.getDataBuffer(), maxEnd, type);
         int at = 0;
         for (int i = 0; i < n; i++) {
-          src.getBytes(starts[i], data, at, lens[i]);
+          Platform.copyMemory(null, src + starts[i], data, Platform.BYTE_ARRAY_OFFSET + at, lens[i]);
           starts[i] = at;
           at += lens[i];
         }
@@ -265,11 +269,26 @@ final class ArrowVecs {
     return out;
   }
 
+  /** Every selected row is one of the vector's (the reads below are by address). */
+  private static void checkRows(int[] sel, int n, int count) {
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+      bad |= (count - 1 - sel[i]) | sel[i];
+    }
+    if (bad < 0) {
+      throw new IllegalStateException("a selected row outside a column of " + count + " values");
+    }
+  }
+
   /** An Arrow vector's validity words for rows 0..n (sel null) or sel[0..n), null when it has no null. */
   static long[] readValidity(ValueVector v, int[] sel, int n) {
     int count = v.getValueCount();
-    if (sel == null ? count < n : n > 0 && sel[n - 1] >= count) {
-      throw new IllegalStateException("column of " + count + " values in a batch of " + n + " rows");
+    if (sel == null) {
+      if (count < n) {
+        throw new IllegalStateException("column of " + count + " values in a batch of " + n + " rows");
+      }
+    } else {
+      checkRows(sel, n, count);
     }
     if (v instanceof NullVector) {
       return new long[Vec.words(n)];

@@ -84,6 +84,14 @@ public final class ColumnarExpressions {
     return new EvalBatch(columns.clone(), inputTypes, rows);
   }
 
+  /**
+   * A batch whose row i is, in column c, Arrow row {@code rowsOf[c][i]} of {@code columns[c]} (a join's matched
+   * pairs over the probe and build columns); the arrays are read, not kept past the evaluation.
+   */
+  public Object openRows(ValueVector[] columns, int[][] rowsOf, int rows) {
+    return new EvalBatch(columns, inputTypes, rowsOf, rows);
+  }
+
   public int size() {
     return kernels.length;
   }

@@ -69,6 +69,22 @@ final class CompareKernels {
     return a == b ? 0 : Double.compare(a, b);
   }
 
+  /**
+   * Whether a[as..as+len) equals b[bs..bs+len): a plain loop for short strings (Arrays.equals' setup costs more
+   * than comparing a few bytes), Arrays.equals for long ones.
+   */
+  static boolean bytesEqual(byte[] a, int as, byte[] b, int bs, int len) {
+    if (len >= 16) {
+      return java.util.Arrays.equals(a, as, as + len, b, bs, bs + len);
+    }
+    for (int i = 0; i < len; i++) {
+      if (a[as + i] != b[bs + i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   static int compareBytes(byte[] a, int as, int al, byte[] b, int bs, int bl) {
     return java.util.Arrays.compareUnsigned(a, as, as + al, b, bs, bs + bl);
   }
@@ -113,6 +129,9 @@ final class CompareKernels {
     final Kernel left;
     final Kernel right;
 
+    /** The literal of a string equality with a literal, prepared once. */
+    private ShortStrings shortStrings;
+
     Compare(Expression e, int op, Kernel left, Kernel right) {
       super(e);
       this.op = op;
@@ -156,8 +175,7 @@ final class CompareKernels {
           if (op == EQ || op == EQ_NULL_SAFE) {
             for (int i = 0; i < n; i++) {
               int len = a.lens[i];
-              set(bits, i, len == b.lens[i] && java.util.Arrays.equals(a.data, a.starts[i], a.starts[i] + len,
-                  b.data, b.starts[i], b.starts[i] + len));
+              set(bits, i, len == b.lens[i] && bytesEqual(a.data, a.starts[i], b.data, b.starts[i], len));
             }
           } else {
             for (int i = 0; i < n; i++) {
@@ -217,16 +235,11 @@ final class CompareKernels {
       }
       if (a.kind == Vec.BYTES && op == EQ) {
         Vec out = Vec.allocate(type, n);
-        long[] bits = out.bits;
-        byte[] k = java.util.Arrays.copyOfRange(c.data, c.starts[0], c.starts[0] + c.lens[0]);
-        int len = k.length;
-        byte[] data = a.data;
-        for (int i = 0; i < n; i++) {
-          if (a.lens[i] == len) {
-            int s = a.starts[i];
-            set(bits, i, java.util.Arrays.equals(data, s, s + len, k, 0, len));
-          }
+        if (shortStrings == null) {
+          shortStrings = new ShortStrings(new byte[][] {
+              java.util.Arrays.copyOfRange(c.data, c.starts[0], c.starts[0] + c.lens[0])});
         }
+        shortStrings.matchInto(a, n, out.bits);
         out.valid = a.valid;
         return out;
       }
@@ -417,6 +430,8 @@ final class CompareKernels {
     final Kernel value;
     final Vec items;
     final boolean anyNullItem;
+    /** String items, prepared on first use. */
+    private ShortStrings shortStrings;
 
     InKernel(Expression e, Kernel value, DataType itemType, Object[] items) {
       super(e);
@@ -479,20 +494,14 @@ final class CompareKernels {
           set(bits, i, found);
         }
       } else if (a.kind == Vec.BYTES) {
-        // lengths first: most rows differ from every item in length
-        int[] lens = items.lens;
-        int[] starts = items.starts;
-        byte[] set = items.data;
-        byte[] data = a.data;
-        for (int i = 0; i < n; i++) {
-          int len = a.lens[i];
-          int s = a.starts[i];
-          boolean found = false;
-          for (int j = 0; j < m && !found; j++) {
-            found = lens[j] == len && java.util.Arrays.equals(data, s, s + len, set, starts[j], starts[j] + len);
+        if (shortStrings == null) {
+          byte[][] b = new byte[m][];
+          for (int j = 0; j < m; j++) {
+            b[j] = java.util.Arrays.copyOfRange(items.data, items.starts[j], items.starts[j] + items.lens[j]);
           }
-          set(bits, i, found);
+          shortStrings = new ShortStrings(b);
         }
+        shortStrings.matchInto(a, n, bits);
       } else if (a.kind != Vec.NULL) {
         for (int i = 0; i < n; i++) {
           boolean found = false;

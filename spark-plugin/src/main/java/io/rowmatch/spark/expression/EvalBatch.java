@@ -4,43 +4,73 @@ import org.apache.arrow.vector.ValueVector;
 import org.apache.spark.sql.types.DataType;
 
 /**
- * One input batch being evaluated: its Arrow columns, each read into a {@link Vec} at most once. A batch may be a
- * selection of another's rows ({@link #select}): row i is row {@code sel[i]} of the Arrow columns, so a conjunct
- * that only a few rows still need reads and computes only those.
+ * One input batch being evaluated: its Arrow columns, each read into a {@link Vec} at most once. Row i of column c
+ * is Arrow row {@code rowsOf[c][i]} (a join's matched pairs: probe columns at the pairs' probe rows, build columns
+ * at their build rows), or Arrow row i when {@code rowsOf[c]} is null. A batch may also be a selection of another's
+ * rows ({@link #select}), so a conjunct that only a few rows still need reads and computes only those.
  */
 final class EvalBatch {
   final ValueVector[] columns;
   final DataType[] types;
   final int rows;
-  /** The Arrow row of each row (null: row i is Arrow row i). */
-  final int[] sel;
-  /** The batch over all the Arrow rows this one selects from (itself when sel is null). */
+  /** Per column, the Arrow row of each of the root's rows (null: the identity, or every column's). */
+  private final int[][] rowsOf;
+  /** The batch this one selects from (itself for a root). */
   private final EvalBatch root;
+  /** The root's row of each row (null for a root). */
+  private final int[] rootRows;
   private final Vec[] read;
 
   EvalBatch(ValueVector[] columns, DataType[] types, int rows) {
-    this(columns, types, rows, null, null);
+    this(columns, types, null, rows);
   }
 
-  private EvalBatch(ValueVector[] columns, DataType[] types, int rows, int[] sel, EvalBatch root) {
+  EvalBatch(ValueVector[] columns, DataType[] types, int[][] rowsOf, int rows) {
     this.columns = columns;
     this.types = types;
     this.rows = rows;
-    this.sel = sel;
-    this.root = root == null ? this : root;
+    this.rowsOf = rowsOf;
+    this.root = this;
+    this.rootRows = null;
     this.read = new Vec[columns.length];
+  }
+
+  private EvalBatch(EvalBatch root, int[] rootRows) {
+    this.columns = root.columns;
+    this.types = root.types;
+    this.rows = rootRows.length;
+    this.rowsOf = root.rowsOf;
+    this.root = root;
+    this.rootRows = rootRows;
+    this.read = new Vec[columns.length];
+  }
+
+  /** Column c's Arrow rows for this batch's rows, or null when they are 0..rows. */
+  private int[] arrowRows(int c) {
+    int[] base = rowsOf == null ? null : rowsOf[c];
+    if (rootRows == null) {
+      return base;
+    }
+    if (base == null) {
+      return rootRows;
+    }
+    int[] s = new int[rows];
+    for (int i = 0; i < rows; i++) {
+      s[i] = base[rootRows[i]];
+    }
+    return s;
   }
 
   Vec column(int ordinal) {
     Vec v = read[ordinal];
     if (v == null) {
-      if (sel == null) {
-        v = ArrowVecs.read(columns[ordinal], types[ordinal], rows);
-      } else if (root.read[ordinal] != null) {
-        // the whole column is already read: pick the rows from it
-        v = root.read[ordinal].gather(sel, rows);
+      if (rootRows != null && root.read[ordinal] != null) {
+        // the root already read the column: pick the rows from it
+        v = root.read[ordinal].gather(rootRows, rows);
       } else {
-        v = ArrowVecs.readSelected(columns[ordinal], types[ordinal], sel, rows);
+        int[] sel = arrowRows(ordinal);
+        v = sel == null ? ArrowVecs.read(columns[ordinal], types[ordinal], rows)
+            : ArrowVecs.readSelected(columns[ordinal], types[ordinal], sel, rows);
       }
       read[ordinal] = v;
     }
@@ -53,19 +83,19 @@ final class EvalBatch {
     if (v != null) {
       return v.valid;
     }
-    if (sel != null && root.read[ordinal] != null) {
+    if (rootRows != null && root.read[ordinal] != null) {
       long[] all = root.read[ordinal].valid;
-      return all == null ? null : Vec.gatherBits(all, sel, rows);
+      return all == null ? null : Vec.gatherBits(all, rootRows, rows);
     }
-    return ArrowVecs.readValidity(columns[ordinal], sel, rows);
+    return ArrowVecs.readValidity(columns[ordinal], arrowRows(ordinal), rows);
   }
 
-  /** The batch of rows {@code rows[0..count)} of this one (indices into this batch, ascending). */
+  /** The batch of rows {@code rowsOfThis[0..count)} of this one (indices into this batch, ascending). */
   EvalBatch select(int[] rowsOfThis, int count) {
     int[] s = new int[count];
     for (int i = 0; i < count; i++) {
-      s[i] = sel == null ? rowsOfThis[i] : sel[rowsOfThis[i]];
+      s[i] = rootRows == null ? rowsOfThis[i] : rootRows[rowsOfThis[i]];
     }
-    return new EvalBatch(columns, types, count, s, root);
+    return new EvalBatch(root, s);
   }
 }

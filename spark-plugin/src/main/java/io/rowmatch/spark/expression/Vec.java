@@ -37,6 +37,12 @@ final class Vec {
   /** NullType: every row null. */
   static final int NULL = 5;
 
+  /**
+   * Zero bytes after the last string of a column read from Arrow, so a string of up to 8 bytes can be loaded as one
+   * word (ShortStrings); vectors made otherwise may lack them, which the readers check.
+   */
+  static final int BYTES_PAD = 8;
+
   final DataType type;
   final int kind;
   final int rows;
