@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
@@ -38,11 +39,13 @@ import org.apache.spark.sql.catalyst.expressions.IsNull;
 import org.apache.spark.sql.catalyst.expressions.LessThan;
 import org.apache.spark.sql.catalyst.expressions.LessThanOrEqual;
 import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.MakeDecimal;
 import org.apache.spark.sql.catalyst.expressions.Multiply$;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.Not;
 import org.apache.spark.sql.catalyst.expressions.Or;
 import org.apache.spark.sql.catalyst.expressions.Subtract$;
+import org.apache.spark.sql.catalyst.expressions.UnscaledValue;
 import org.apache.spark.sql.catalyst.util.StringUtils;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -502,6 +505,93 @@ class KernelsTest {
         Expression[] raising = {big, plusOne};
         ColumnarExpressions compiled = ColumnarExpressions.compileBound(raising, types);
         assertThrows(SparkArithmeticException.class, () -> compiled.select(compiled.open(batch)));
+      }
+    }
+  }
+
+  // ---- UnscaledValue and MakeDecimal (Spark's rewrite of sum/avg over small decimals) against Spark ----
+
+  @Test
+  void unscaledValueEqualsSparks() {
+    Random rnd = new Random(31);
+    for (DecimalType t : new DecimalType[] {new DecimalType(1, 0), new DecimalType(7, 2), new DecimalType(18, 4)}) {
+      int n = 300;
+      BigDecimal[] values = new BigDecimal[n];
+      for (int i = 0; i < n; i++) {
+        values[i] = randomDecimal(rnd, t);
+      }
+      Expression e = new UnscaledValue(new BoundReference(0, t, true));
+      ColumnarExpressions compiled = ColumnarExpressions.compileBound(new Expression[] {e}, new DataType[] {t});
+      try (DecimalVector in = decimals("d", t, values)) {
+        ColumnarBatch batch = new ColumnarBatch(new ColumnVector[] {new ArrowColumnVector(in)}, n);
+        try (FieldVector out = compiled.evaluate(compiled.open(batch), 0, "e", true, "UTC", allocator)) {
+          for (int i = 0; i < n; i++) {
+            Object want = e.eval(new GenericInternalRow(new Object[] {
+                values[i] == null ? null : Decimal.apply(values[i], t.precision(), t.scale())}));
+            assertEquals(want, out.getObject(i), e.sql() + " row " + i + ": " + values[i]);
+          }
+        }
+      }
+    }
+    assertEquals(null, ColumnarExpressions.compileBound(new Expression[] {
+        new UnscaledValue(new BoundReference(0, new DecimalType(19, 0), true))}, new DataType[] {
+            new DecimalType(19, 0)}), "a decimal over 18 digits is refused");
+  }
+
+  @Test
+  void makeDecimalEqualsSparks() {
+    Random rnd = new Random(37);
+    int n = 400;
+    for (int precision : new int[] {1, 5, 9, 17, 18, 19, 28, 38}) {
+      int scale = Math.min(precision, rnd.nextInt(4));
+      Long[] values = new Long[n];
+      long pow = precision < 19 ? Int128.POW10_LONG[precision] : Long.MAX_VALUE;
+      for (int i = 0; i < n; i++) {
+        values[i] = switch (rnd.nextInt(8)) {
+          case 0 -> null;
+          case 1 -> pow - 1;
+          case 2 -> -(pow - 1);
+          case 3 -> precision < 19 ? pow : Long.MIN_VALUE;
+          case 4 -> precision < 19 ? -pow : Long.MAX_VALUE;
+          default -> (rnd.nextLong() >> rnd.nextInt(64)) % (precision < 19 ? pow * (rnd.nextBoolean() ? 1 : 2) : pow);
+        };
+      }
+      for (boolean nullOnOverflow : new boolean[] {true, false}) {
+        Expression e = new MakeDecimal(new BoundReference(0, DataTypes.LongType, true), precision, scale,
+            nullOnOverflow);
+        Object[] expected = new Object[n];
+        boolean sparkFails = false;
+        for (int i = 0; i < n; i++) {
+          try {
+            expected[i] = e.eval(new GenericInternalRow(new Object[] {values[i]}));
+          } catch (RuntimeException ex) {
+            sparkFails = true;
+          }
+        }
+        ColumnarExpressions compiled = ColumnarExpressions.compileBound(new Expression[] {e},
+            new DataType[] {DataTypes.LongType});
+        try (BigIntVector in = new BigIntVector("l", allocator)) {
+          in.allocateNew(n);
+          for (int i = 0; i < n; i++) {
+            if (values[i] != null) {
+              in.set(i, values[i]);
+            }
+          }
+          in.setValueCount(n);
+          ColumnarBatch batch = new ColumnarBatch(new ColumnVector[] {new ArrowColumnVector(in)}, n);
+          String what = e + " nullOnOverflow " + nullOnOverflow;
+          if (sparkFails) {
+            assertThrows(RuntimeException.class,
+                () -> compiled.evaluate(compiled.open(batch), 0, "e", true, "UTC", allocator).close(), what);
+            continue;
+          }
+          try (FieldVector out = compiled.evaluate(compiled.open(batch), 0, "e", true, "UTC", allocator)) {
+            for (int i = 0; i < n; i++) {
+              Object want = expected[i] == null ? null : ((Decimal) expected[i]).toJavaBigDecimal();
+              assertEquals(want, out.getObject(i), what + " row " + i + ": " + values[i]);
+            }
+          }
+        }
       }
     }
   }
