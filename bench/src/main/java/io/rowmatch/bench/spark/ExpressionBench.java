@@ -11,6 +11,7 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -52,7 +53,8 @@ import scala.jdk.javaapi.CollectionConverters;
 import io.rowmatch.spark.expression.ColumnarExpressions;
 
 /**
- * TPC-H q1's and q6's filter and projection over one batch of lineitem columns (decimal(15,2) money, dates):
+ * TPC-H q1's, q6's and q19's (its lineitem side) filter and projection over one batch of lineitem columns
+ * (decimal(15,2) money, dates, q19's ship mode and instruction strings):
  * Rowmatch's columnar kernels over Arrow (select, gather the kept rows' inputs, evaluate the projection) against
  * Spark's generated code (GeneratePredicate + UnsafeProjection, as whole-stage codegen runs them) over the same
  * rows as UnsafeRows. Expressions are Spark's own, from the optimized plan of the query over the same schema.
@@ -66,11 +68,14 @@ import io.rowmatch.spark.expression.ColumnarExpressions;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class ExpressionBench {
-  @Param({"q1", "q6"})
+  @Param({"q1", "q6", "q19"})
   public String query;
 
   private static final int ROWS = 8192;
-  private static final String[] COLUMNS = {"l_quantity", "l_extendedprice", "l_discount", "l_tax", "l_shipdate"};
+  private static final String[] COLUMNS = {"l_quantity", "l_extendedprice", "l_discount", "l_tax", "l_shipdate",
+      "l_shipinstruct", "l_shipmode"};
+  private static final String[] SHIPMODES = {"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"};
+  private static final String[] INSTRUCTIONS = {"DELIVER IN PERSON", "COLLECT COD", "NONE", "TAKE BACK RETURN"};
 
   private BufferAllocator allocator;
   private final List<FieldVector> vectors = new ArrayList<>();
@@ -95,8 +100,19 @@ public class ExpressionBench {
         .add("l_discount", DataTypes.createDecimalType(15, 2))
         .add("l_tax", DataTypes.createDecimalType(15, 2))
         .add("l_shipdate", DataTypes.DateType);
-    Dataset<Row> table = spark.createDataFrame(List.of(RowFactory.create(null, null, null, null, null)), schema);
-    Dataset<Row> q = query.equals("q1")
+    boolean strings = query.equals("q19"); // q1 and q6 read no string column
+    if (strings) {
+      schema = schema.add("l_shipinstruct", DataTypes.StringType).add("l_shipmode", DataTypes.StringType);
+    }
+    int width = schema.size();
+    Dataset<Row> table = spark.createDataFrame(List.of(RowFactory.create(new Object[width])), schema);
+    // q19: the part of its condition Spark pushes into the lineitem scan's filter
+    Dataset<Row> q = query.equals("q19")
+        ? table.where("l_shipmode IN ('AIR', 'AIR REG') AND l_shipinstruct = 'DELIVER IN PERSON'"
+                + " AND ((l_quantity >= 1 AND l_quantity <= 11) OR (l_quantity >= 10 AND l_quantity <= 20)"
+                + " OR (l_quantity >= 20 AND l_quantity <= 30))")
+            .selectExpr("l_extendedprice * (1 - l_discount) AS revenue")
+        : query.equals("q1")
         ? table.where("l_shipdate <= date '1998-12-01' - interval '90' day")
             .selectExpr("l_quantity", "l_extendedprice", "l_extendedprice * (1 - l_discount) AS disc_price",
                 "l_extendedprice * (1 - l_discount) * (1 + l_tax) AS charge")
@@ -135,11 +151,22 @@ public class ExpressionBench {
     DateDayVector ship = new DateDayVector("l_shipdate", allocator);
     ship.allocateNew(ROWS);
     vectors.add(ship);
+    VarCharVector instructions = new VarCharVector("l_shipinstruct", allocator);
+    VarCharVector modes = new VarCharVector("l_shipmode", allocator);
+    if (strings) {
+      instructions.allocateNew(ROWS);
+      modes.allocateNew(ROWS);
+      vectors.add(instructions);
+      vectors.add(modes);
+    } else {
+      instructions.close();
+      modes.close();
+    }
     UnsafeProjection toUnsafe = UnsafeProjection.create(schema);
     rows = new UnsafeRow[ROWS];
     for (int i = 0; i < ROWS; i++) {
       long[] cents = {100 * (1 + rnd.nextInt(50)), 90000 + rnd.nextInt(10_000_000), rnd.nextInt(11), rnd.nextInt(9)};
-      Object[] values = new Object[5];
+      Object[] values = new Object[width];
       for (int c = 0; c < 4; c++) {
         money[c].setSafe(i, BigDecimal.valueOf(cents[c], 2));
         values[c] = Decimal.apply(cents[c], 15, 2);
@@ -147,6 +174,14 @@ public class ExpressionBench {
       int day = 8035 + rnd.nextInt(2526); // 1992-01-02 .. 1998-12-01, as dbgen
       ship.set(i, day);
       values[4] = day;
+      if (strings) {
+        String instruct = INSTRUCTIONS[rnd.nextInt(INSTRUCTIONS.length)];
+        String mode = SHIPMODES[rnd.nextInt(SHIPMODES.length)];
+        instructions.setSafe(i, instruct.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        modes.setSafe(i, mode.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        values[5] = org.apache.spark.unsafe.types.UTF8String.fromString(instruct);
+        values[6] = org.apache.spark.unsafe.types.UTF8String.fromString(mode);
+      }
       rows[i] = toUnsafe.apply(new GenericInternalRow(values)).copy();
     }
     for (FieldVector v : vectors) {

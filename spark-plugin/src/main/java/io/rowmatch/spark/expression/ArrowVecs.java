@@ -123,20 +123,22 @@ final class ArrowVecs {
         ArrowBuf offsets = vw.getOffsetBuffer();
         int[] starts = new int[rows];
         int[] lens = new int[rows];
-        int first = rows == 0 ? 0 : offsets.getInt(0);
+        long at = rows == 0 ? 0 : checked(offsets, (long) (rows + 1) << 2, type);
+        int first = rows == 0 ? 0 : Platform.getInt(null, at);
         int prev = first;
+        int decreasing = 0;
         for (int i = 0; i < rows; i++) {
-          int end = offsets.getInt((long) (i + 1) << 2);
-          if (end < prev) {
-            throw new IllegalStateException("decreasing offsets at row " + i + " of a " + type.simpleString()
-                + " column");
-          }
+          int end = Platform.getInt(null, at + ((long) (i + 1) << 2));
+          decreasing |= end - prev;
           starts[i] = prev - first;
           lens[i] = end - prev;
           prev = end;
         }
-        byte[] data = new byte[prev - first];
-        vw.getDataBuffer().getBytes(first, data, 0, data.length);
+        if (decreasing < 0) {
+          throw new IllegalStateException("decreasing offsets in a " + type.simpleString() + " column");
+        }
+        byte[] data = new byte[prev - first + Vec.BYTES_PAD];
+        vw.getDataBuffer().getBytes(first, data, 0, prev - first);
         out.data = data;
         out.starts = starts;
         out.lens = lens;
@@ -144,6 +146,167 @@ final class ArrowVecs {
       default -> throw unexpected(v, type);
     }
     return out;
+  }
+
+  /**
+   * Rows {@code sel[0..n)} of an Arrow vector (in any order, repeats allowed), as {@link #read} would give them:
+   * for a conjunct only the rows still true need, or a join condition over the matched pairs.
+   */
+  static Vec readSelected(ValueVector v, DataType type, int[] sel, int n) {
+    int count = v.getValueCount();
+    checkRows(sel, n, count);
+    Vec out = new Vec(type, n);
+    if (v instanceof NullVector) {
+      out.valid = new long[Vec.words(n)];
+      return out;
+    }
+    out.valid = v.getNullCount() == 0 ? null : gatherBits(v.getValidityBuffer(), sel, n);
+    switch (out.kind) {
+      case Vec.BOOL -> out.bits = gatherBits(((BitVector) v).getDataBuffer(), sel, n);
+      case Vec.LONG -> {
+        long[] l = new long[n];
+        ArrowBuf b = v.getDataBuffer();
+        if (v instanceof BigIntVector || v instanceof TimeStampMicroTZVector || v instanceof TimeStampMicroVector) {
+          long addr = checked(b, (long) count << 3, type);
+          for (int i = 0; i < n; i++) {
+            l[i] = Platform.getLong(null, addr + ((long) sel[i] << 3));
+          }
+        } else if (v instanceof IntVector || v instanceof DateDayVector) {
+          long addr = checked(b, (long) count << 2, type);
+          for (int i = 0; i < n; i++) {
+            l[i] = Platform.getInt(null, addr + ((long) sel[i] << 2));
+          }
+        } else if (v instanceof SmallIntVector) {
+          for (int i = 0; i < n; i++) {
+            l[i] = b.getShort((long) sel[i] << 1);
+          }
+        } else if (v instanceof TinyIntVector) {
+          for (int i = 0; i < n; i++) {
+            l[i] = b.getByte(sel[i]);
+          }
+        } else {
+          throw unexpected(v, type);
+        }
+        out.longs = l;
+      }
+      case Vec.DOUBLE -> {
+        double[] d = new double[n];
+        ArrowBuf b = v.getDataBuffer();
+        if (v instanceof Float8Vector) {
+          long addr = checked(b, (long) count << 3, type);
+          for (int i = 0; i < n; i++) {
+            d[i] = Platform.getDouble(null, addr + ((long) sel[i] << 3));
+          }
+        } else if (v instanceof Float4Vector) {
+          for (int i = 0; i < n; i++) {
+            d[i] = b.getFloat((long) sel[i] << 2);
+          }
+        } else {
+          throw unexpected(v, type);
+        }
+        out.doubles = d;
+      }
+      case Vec.DECIMAL -> {
+        if (!(v instanceof DecimalVector)) {
+          throw unexpected(v, type);
+        }
+        long addr = checked(v.getDataBuffer(), (long) count << 4, type);
+        long[] lo = new long[n];
+        for (int i = 0; i < n; i++) {
+          lo[i] = Platform.getLong(null, addr + ((long) sel[i] << 4));
+        }
+        out.longs = lo;
+        if (Vec.wide(type)) {
+          long[] hi = new long[n];
+          for (int i = 0; i < n; i++) {
+            hi[i] = Platform.getLong(null, addr + ((long) sel[i] << 4) + 8);
+          }
+          out.his = hi;
+        }
+      }
+      case Vec.BYTES -> {
+        if (!(v instanceof VarCharVector || v instanceof VarBinaryVector)) {
+          throw unexpected(v, type);
+        }
+        BaseVariableWidthVector vw = (BaseVariableWidthVector) v;
+        ArrowBuf offsets = vw.getOffsetBuffer();
+        int[] starts = new int[n];
+        int[] lens = new int[n];
+        long total = 0;
+        long offsetsAt = n == 0 ? 0 : checked(offsets, (long) (count + 1) << 2, type);
+        int bad = 0;
+        int maxEnd = 0;
+        for (int i = 0; i < n; i++) {
+          int r = sel[i];
+          int start = Platform.getInt(null, offsetsAt + ((long) r << 2));
+          int end = Platform.getInt(null, offsetsAt + ((long) (r + 1) << 2));
+          bad |= (end - start) | start;
+          maxEnd = Math.max(maxEnd, end);
+          starts[i] = start; // the Arrow offset for now, this Vec's own below
+          lens[i] = end - start;
+          total += end - start;
+        }
+        if (bad < 0) {
+          throw new IllegalStateException("decreasing or negative offsets in a " + type.simpleString() + " column");
+        }
+        if (total > Integer.MAX_VALUE - Vec.BYTES_PAD) {
+          throw new IllegalStateException("a batch's " + type.simpleString() + " column exceeds 2 GB");
+        }
+        byte[] data = new byte[(int) total + Vec.BYTES_PAD];
+        long src = n == 0 ? 0 : checked(vw.getDataBuffer(), maxEnd, type);
+        int at = 0;
+        for (int i = 0; i < n; i++) {
+          Platform.copyMemory(null, src + starts[i], data, Platform.BYTE_ARRAY_OFFSET + at, lens[i]);
+          starts[i] = at;
+          at += lens[i];
+        }
+        out.data = data;
+        out.starts = starts;
+        out.lens = lens;
+      }
+      default -> throw unexpected(v, type);
+    }
+    return out;
+  }
+
+  /** Every selected row is one of the vector's (the reads below are by address). */
+  private static void checkRows(int[] sel, int n, int count) {
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+      bad |= (count - 1 - sel[i]) | sel[i];
+    }
+    if (bad < 0) {
+      throw new IllegalStateException("a selected row outside a column of " + count + " values");
+    }
+  }
+
+  /** An Arrow vector's validity words for rows 0..n (sel null) or sel[0..n), null when it has no null. */
+  static long[] readValidity(ValueVector v, int[] sel, int n) {
+    int count = v.getValueCount();
+    if (sel == null) {
+      if (count < n) {
+        throw new IllegalStateException("column of " + count + " values in a batch of " + n + " rows");
+      }
+    } else {
+      checkRows(sel, n, count);
+    }
+    if (v instanceof NullVector) {
+      return new long[Vec.words(n)];
+    }
+    if (v.getNullCount() == 0) {
+      return null;
+    }
+    return sel == null ? readBits(v.getValidityBuffer(), n) : gatherBits(v.getValidityBuffer(), sel, n);
+  }
+
+  /** Bits {@code sel[0..n)} of a bitmap buffer, as words. */
+  private static long[] gatherBits(ArrowBuf buf, int[] sel, int n) {
+    long[] w = new long[Vec.words(n)];
+    for (int i = 0; i < n; i++) {
+      int r = sel[i];
+      w[i >>> 6] |= (long) ((buf.getByte(r >>> 3) >>> (r & 7)) & 1) << i;
+    }
+    return w;
   }
 
   private static IllegalStateException unexpected(ValueVector v, DataType type) {

@@ -84,6 +84,14 @@ public final class ColumnarExpressions {
     return new EvalBatch(columns.clone(), inputTypes, rows);
   }
 
+  /**
+   * A batch whose row i is, in column c, Arrow row {@code rowsOf[c][i]} of {@code columns[c]} (a join's matched
+   * pairs over the probe and build columns); the arrays are read, not kept past the evaluation.
+   */
+  public Object openRows(ValueVector[] columns, int[][] rowsOf, int rows) {
+    return new EvalBatch(columns, inputTypes, rowsOf, rows);
+  }
+
   public int size() {
     return kernels.length;
   }
@@ -108,16 +116,21 @@ public final class ColumnarExpressions {
 
   /**
    * The rows where conjuncts 0..size-1 all hold (bitmap words), each conjunct evaluated only where the earlier
-   * ones held, as Spark's generated filter does.
+   * ones held, as Spark's generated filter does (on a gathered batch of those rows when they are few).
    */
   public long[] select(Object batch) {
     EvalBatch in = (EvalBatch) batch;
     long[] active = Vec.allValid(in.rows);
     for (Kernel k : kernels) {
-      Vec v = k.eval(in, active);
+      Vec v = Selective.eval(k, in, active);
       long[] t = LogicKernels.trues(v);
+      long any = 0;
       for (int w = 0; w < active.length; w++) {
         active[w] &= t[w];
+        any |= active[w];
+      }
+      if (any == 0) {
+        break; // no row left: Spark evaluates no later conjunct either
       }
     }
     return active;

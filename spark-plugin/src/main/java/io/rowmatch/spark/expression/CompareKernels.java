@@ -69,6 +69,22 @@ final class CompareKernels {
     return a == b ? 0 : Double.compare(a, b);
   }
 
+  /**
+   * Whether a[as..as+len) equals b[bs..bs+len): a plain loop for short strings (Arrays.equals' setup costs more
+   * than comparing a few bytes), Arrays.equals for long ones.
+   */
+  static boolean bytesEqual(byte[] a, int as, byte[] b, int bs, int len) {
+    if (len >= 16) {
+      return java.util.Arrays.equals(a, as, as + len, b, bs, bs + len);
+    }
+    for (int i = 0; i < len; i++) {
+      if (a[as + i] != b[bs + i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   static int compareBytes(byte[] a, int as, int al, byte[] b, int bs, int bl) {
     return java.util.Arrays.compareUnsigned(a, as, as + al, b, bs, bs + bl);
   }
@@ -113,6 +129,9 @@ final class CompareKernels {
     final Kernel left;
     final Kernel right;
 
+    /** The literal of a string equality with a literal, prepared once. */
+    private ShortStrings shortStrings;
+
     Compare(Expression e, int op, Kernel left, Kernel right) {
       super(e);
       this.op = op;
@@ -122,6 +141,19 @@ final class CompareKernels {
 
     @Override
     Vec eval(EvalBatch in, long[] active) {
+      if (op != EQ_NULL_SAFE) {
+        if (right instanceof LeafKernels.LiteralKernel lit) {
+          Vec out = againstConstant(left.eval(in, active), lit.constant(), op, in.rows);
+          if (out != null) {
+            return out;
+          }
+        } else if (left instanceof LeafKernels.LiteralKernel lit) {
+          Vec out = againstConstant(right.eval(in, active), lit.constant(), flip(op), in.rows);
+          if (out != null) {
+            return out;
+          }
+        }
+      }
       Vec a = left.eval(in, active);
       Vec b = right.eval(in, active);
       int n = in.rows;
@@ -143,8 +175,7 @@ final class CompareKernels {
           if (op == EQ || op == EQ_NULL_SAFE) {
             for (int i = 0; i < n; i++) {
               int len = a.lens[i];
-              set(bits, i, len == b.lens[i] && java.util.Arrays.equals(a.data, a.starts[i], a.starts[i] + len,
-                  b.data, b.starts[i], b.starts[i] + len));
+              set(bits, i, len == b.lens[i] && bytesEqual(a.data, a.starts[i], b.data, b.starts[i], len));
             }
           } else {
             for (int i = 0; i < n; i++) {
@@ -184,6 +215,70 @@ final class CompareKernels {
         out.valid = Vec.andValid(a.valid, b.valid);
       }
       return out;
+    }
+
+    /**
+     * a op constant without broadcasting the constant, for the kinds where that is a tight loop (integral, date,
+     * timestamp, decimal up to 18 digits, string equality); null for the others.
+     */
+    private Vec againstConstant(Vec a, Vec c, int op, int n) {
+      if (!c.isValid(0)) {
+        Vec out = Vec.allocate(type, n);
+        out.valid = new long[Vec.words(n)];
+        return out;
+      }
+      if (a.kind == Vec.LONG || (a.kind == Vec.DECIMAL && a.his == null)) {
+        Vec out = Vec.allocate(type, n);
+        constantLongs(a.longs, c.longs[0], op, n, out.bits);
+        out.valid = a.valid;
+        return out;
+      }
+      if (a.kind == Vec.BYTES && op == EQ) {
+        Vec out = Vec.allocate(type, n);
+        if (shortStrings == null) {
+          shortStrings = new ShortStrings(new byte[][] {
+              java.util.Arrays.copyOfRange(c.data, c.starts[0], c.starts[0] + c.lens[0])});
+        }
+        shortStrings.matchInto(a, n, out.bits);
+        out.valid = a.valid;
+        return out;
+      }
+      return null;
+    }
+
+    private static void constantLongs(long[] a, long c, int op, int n, long[] bits) {
+      for (int w = 0, base = 0; base < n; w++, base += 64) {
+        int end = Math.min(64, n - base);
+        long word = 0;
+        switch (op) {
+          case EQ -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] == c ? 1L : 0L) << j;
+            }
+          }
+          case LT -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] < c ? 1L : 0L) << j;
+            }
+          }
+          case LE -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] <= c ? 1L : 0L) << j;
+            }
+          }
+          case GT -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] > c ? 1L : 0L) << j;
+            }
+          }
+          default -> {
+            for (int j = 0; j < end; j++) {
+              word |= (a[base + j] >= c ? 1L : 0L) << j;
+            }
+          }
+        }
+        bits[w] = word;
+      }
     }
 
     /** One word of results at a time, kept in a register (no read-modify-write of the bitmap per row). */
@@ -232,6 +327,17 @@ final class CompareKernels {
         bits[w] = word;
       }
     }
+  }
+
+  /** The operator with its sides swapped: c op x is x flip(op) c. */
+  static int flip(int op) {
+    return switch (op) {
+      case LT -> GT;
+      case LE -> GE;
+      case GT -> LT;
+      case GE -> LE;
+      default -> op;
+    };
   }
 
   static void set(long[] bits, int i, boolean b) {
@@ -324,6 +430,8 @@ final class CompareKernels {
     final Kernel value;
     final Vec items;
     final boolean anyNullItem;
+    /** String items, prepared on first use. */
+    private ShortStrings shortStrings;
 
     InKernel(Expression e, Kernel value, DataType itemType, Object[] items) {
       super(e);
@@ -385,6 +493,15 @@ final class CompareKernels {
           }
           set(bits, i, found);
         }
+      } else if (a.kind == Vec.BYTES) {
+        if (shortStrings == null) {
+          byte[][] b = new byte[m][];
+          for (int j = 0; j < m; j++) {
+            b[j] = java.util.Arrays.copyOfRange(items.data, items.starts[j], items.starts[j] + items.lens[j]);
+          }
+          shortStrings = new ShortStrings(b);
+        }
+        shortStrings.matchInto(a, n, bits);
       } else if (a.kind != Vec.NULL) {
         for (int i = 0; i < n; i++) {
           boolean found = false;

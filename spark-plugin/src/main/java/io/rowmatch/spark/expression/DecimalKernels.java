@@ -2,7 +2,10 @@ package io.rowmatch.spark.expression;
 
 import org.apache.spark.sql.catalyst.expressions.BinaryArithmetic;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.MakeDecimal;
+import org.apache.spark.sql.catalyst.expressions.UnscaledValue;
 import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.LongType;
 
 /**
  * Decimal + - * with Spark's result type (the expression's own dataType, precision loss included) and its
@@ -24,6 +27,89 @@ final class DecimalKernels {
       throw p.refuse("decimal arithmetic over non-decimal inputs: " + e.sql());
     }
     return new Arithmetic(e, op, l, r, (DecimalType) e.dataType(), p.child(e.left()), p.child(e.right()));
+  }
+
+  /**
+   * UnscaledValue (Spark's DecimalAggregates rewrites sum/avg of a decimal of at most 8 digits to a sum of these):
+   * a narrow decimal's unscaled long, which is what the vector holds already.
+   */
+  static Kernel unscaledValue(Expression e, ExpressionPlanning p) {
+    UnscaledValue u = (UnscaledValue) e;
+    if (!(u.child().dataType() instanceof DecimalType d) || d.precision() > 18) {
+      throw p.refuse("unscaled value of a decimal over 18 digits: " + e.sql());
+    }
+    Kernel child = p.child(u.child());
+    return new Kernel(e) {
+      @Override
+      Vec eval(EvalBatch in, long[] active) {
+        Vec c = child.eval(in, active);
+        Vec out = new Vec(type, in.rows);
+        out.longs = c.longs; // kernels never modify their inputs
+        out.valid = c.valid;
+        return out;
+      }
+    };
+  }
+
+  /**
+   * MakeDecimal (the other half of that rewrite): a long as the unscaled value of decimal(precision, scale); a
+   * value of precision or more digits is null, or Spark's error when not nullOnOverflow. Over 18 digits every long
+   * fits.
+   */
+  static Kernel makeDecimal(Expression e, ExpressionPlanning p) {
+    MakeDecimal m = (MakeDecimal) e;
+    if (!(m.child().dataType() instanceof LongType)) {
+      throw p.refuse("make_decimal of a " + m.child().dataType().simpleString() + ": " + e.sql());
+    }
+    Kernel child = p.child(m.child());
+    int precision = m.precision();
+    boolean nullOnOverflow = m.nullOnOverflow();
+    return new Kernel(e) {
+      @Override
+      Vec eval(EvalBatch in, long[] active) {
+        int n = in.rows;
+        Vec c = child.eval(in, active);
+        Vec out = new Vec(type, n);
+        out.longs = c.longs;
+        out.valid = c.valid;
+        if (precision > 18) {
+          long[] hi = new long[n];
+          for (int i = 0; i < n; i++) {
+            hi[i] = c.longs[i] >> 63;
+          }
+          out.his = hi;
+          return out;
+        }
+        long limit = Int128.POW10_LONG[precision];
+        long[] over = new long[Vec.words(n)];
+        long any = 0;
+        for (int i = 0; i < n; i++) {
+          long v = c.longs[i];
+          long o = (v <= -limit || v >= limit) ? 1L : 0L;
+          over[i >>> 6] |= o << i;
+          any |= o;
+        }
+        if (any != 0) {
+          if (c.valid != null) {
+            for (int w = 0; w < over.length; w++) {
+              over[w] &= c.valid[w];
+            }
+          }
+          out.valid = Vec.andValid(c.valid, null);
+          long[] valid = out.validWords();
+          for (int w = 0; w < over.length; w++) {
+            // null on overflow; under ANSI a row Spark does not evaluate has no value either
+            long unanswered = active == null ? 0 : over[w] & ~active[w];
+            valid[w] &= ~(nullOnOverflow ? over[w] : unanswered);
+          }
+          if (!nullOnOverflow) {
+            out.longs = c.longs.clone();
+            ArithmeticKernels.fallback(this, out, new Vec[] {c}, over, active); // Spark's error
+          }
+        }
+        return out;
+      }
+    };
   }
 
   static final class Arithmetic extends Kernel {

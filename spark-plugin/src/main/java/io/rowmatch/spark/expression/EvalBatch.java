@@ -3,26 +3,99 @@ package io.rowmatch.spark.expression;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.spark.sql.types.DataType;
 
-/** One input batch being evaluated: its Arrow columns, each read into a {@link Vec} at most once. */
+/**
+ * One input batch being evaluated: its Arrow columns, each read into a {@link Vec} at most once. Row i of column c
+ * is Arrow row {@code rowsOf[c][i]} (a join's matched pairs: probe columns at the pairs' probe rows, build columns
+ * at their build rows), or Arrow row i when {@code rowsOf[c]} is null. A batch may also be a selection of another's
+ * rows ({@link #select}), so a conjunct that only a few rows still need reads and computes only those.
+ */
 final class EvalBatch {
   final ValueVector[] columns;
   final DataType[] types;
   final int rows;
+  /** Per column, the Arrow row of each of the root's rows (null: the identity, or every column's). */
+  private final int[][] rowsOf;
+  /** The batch this one selects from (itself for a root). */
+  private final EvalBatch root;
+  /** The root's row of each row (null for a root). */
+  private final int[] rootRows;
   private final Vec[] read;
 
   EvalBatch(ValueVector[] columns, DataType[] types, int rows) {
+    this(columns, types, null, rows);
+  }
+
+  EvalBatch(ValueVector[] columns, DataType[] types, int[][] rowsOf, int rows) {
     this.columns = columns;
     this.types = types;
     this.rows = rows;
+    this.rowsOf = rowsOf;
+    this.root = this;
+    this.rootRows = null;
     this.read = new Vec[columns.length];
+  }
+
+  private EvalBatch(EvalBatch root, int[] rootRows) {
+    this.columns = root.columns;
+    this.types = root.types;
+    this.rows = rootRows.length;
+    this.rowsOf = root.rowsOf;
+    this.root = root;
+    this.rootRows = rootRows;
+    this.read = new Vec[columns.length];
+  }
+
+  /** Column c's Arrow rows for this batch's rows, or null when they are 0..rows. */
+  private int[] arrowRows(int c) {
+    int[] base = rowsOf == null ? null : rowsOf[c];
+    if (rootRows == null) {
+      return base;
+    }
+    if (base == null) {
+      return rootRows;
+    }
+    int[] s = new int[rows];
+    for (int i = 0; i < rows; i++) {
+      s[i] = base[rootRows[i]];
+    }
+    return s;
   }
 
   Vec column(int ordinal) {
     Vec v = read[ordinal];
     if (v == null) {
-      v = ArrowVecs.read(columns[ordinal], types[ordinal], rows);
+      if (rootRows != null && root.read[ordinal] != null) {
+        // the root already read the column: pick the rows from it
+        v = root.read[ordinal].gather(rootRows, rows);
+      } else {
+        int[] sel = arrowRows(ordinal);
+        v = sel == null ? ArrowVecs.read(columns[ordinal], types[ordinal], rows)
+            : ArrowVecs.readSelected(columns[ordinal], types[ordinal], sel, rows);
+      }
       read[ordinal] = v;
     }
     return v;
+  }
+
+  /** A column's validity words (null when every row is valid) without reading its values (IS [NOT] NULL). */
+  long[] validity(int ordinal) {
+    Vec v = read[ordinal];
+    if (v != null) {
+      return v.valid;
+    }
+    if (rootRows != null && root.read[ordinal] != null) {
+      long[] all = root.read[ordinal].valid;
+      return all == null ? null : Vec.gatherBits(all, rootRows, rows);
+    }
+    return ArrowVecs.readValidity(columns[ordinal], arrowRows(ordinal), rows);
+  }
+
+  /** The batch of rows {@code rowsOfThis[0..count)} of this one (indices into this batch, ascending). */
+  EvalBatch select(int[] rowsOfThis, int count) {
+    int[] s = new int[count];
+    for (int i = 0; i < count; i++) {
+      s[i] = rootRows == null ? rowsOfThis[i] : rootRows[rowsOfThis[i]];
+    }
+    return new EvalBatch(root, s);
   }
 }

@@ -30,6 +30,7 @@ import org.apache.spark.sql.catalyst.expressions.LessThan;
 import org.apache.spark.sql.catalyst.expressions.LessThanOrEqual;
 import org.apache.spark.sql.catalyst.expressions.Like;
 import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.MakeDecimal;
 import org.apache.spark.sql.catalyst.expressions.Multiply;
 import org.apache.spark.sql.catalyst.expressions.Not;
 import org.apache.spark.sql.catalyst.expressions.Or;
@@ -37,6 +38,7 @@ import org.apache.spark.sql.catalyst.expressions.StartsWith;
 import org.apache.spark.sql.catalyst.expressions.Substring;
 import org.apache.spark.sql.catalyst.expressions.Subtract;
 import org.apache.spark.sql.catalyst.expressions.UnaryMinus;
+import org.apache.spark.sql.catalyst.expressions.UnscaledValue;
 import org.apache.spark.sql.catalyst.expressions.Year;
 import org.apache.spark.sql.execution.ScalarSubquery;
 
@@ -70,6 +72,8 @@ final class Expressions {
       SupportedExpression.of(Multiply.class, ArithmeticKernels::binary),
       SupportedExpression.of(Divide.class, ArithmeticKernels::binary),
       SupportedExpression.of(UnaryMinus.class, ArithmeticKernels::unaryMinus),
+      SupportedExpression.of(UnscaledValue.class, DecimalKernels::unscaledValue),
+      SupportedExpression.of(MakeDecimal.class, DecimalKernels::makeDecimal),
       SupportedExpression.of(CaseWhen.class, ConditionalKernels::caseWhen),
       SupportedExpression.of(If.class, ConditionalKernels::ifThen),
       SupportedExpression.of(Coalesce.class, ConditionalKernels::coalesce),

@@ -63,12 +63,27 @@ final class LeafKernels {
       return literal;
     }
 
+    private Vec one;
+
+    /** The value as a one-row vector, for kernels that compare against a constant instead of a broadcast. */
+    Vec constant() {
+      if (one == null) {
+        one = broadcast(1);
+      }
+      return one;
+    }
+
     @Override
     Vec eval(EvalBatch in, long[] active) {
       int n = in.rows;
       if (cached != null && cached.rows == n) {
         return cached;
       }
+      cached = broadcast(n);
+      return cached;
+    }
+
+    private Vec broadcast(int n) {
       Object value = value();
       Vec v = Vec.allocate(type, n);
       if (value == null) {
@@ -97,7 +112,6 @@ final class LeafKernels {
           default -> throw new IllegalStateException("literal of " + type.simpleString());
         }
       }
-      cached = v;
       return v;
     }
   }

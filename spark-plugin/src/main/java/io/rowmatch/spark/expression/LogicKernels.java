@@ -83,7 +83,7 @@ final class LogicKernels {
       Vec l = left.eval(in, active);
       long[] lt = trues(l);
       long[] lf = falses(l);
-      Vec r = right.eval(in, without(active, and ? lf : lt, n));
+      Vec r = Selective.eval(right, in, without(active, and ? lf : lt, n));
       long[] rt = trues(r);
       long[] rf = falses(r);
       Vec out = new Vec(type, n);
@@ -143,10 +143,12 @@ final class LogicKernels {
 
     @Override
     Vec eval(EvalBatch in, long[] active) {
-      Vec c = child.eval(in, active);
       int n = in.rows;
+      // a column's nulls are its validity: no need to read its values
+      long[] childValid = child instanceof LeafKernels.ColumnKernel col ? in.validity(col.ordinal)
+          : child.eval(in, active).valid;
       Vec out = new Vec(type, n);
-      long[] valid = c.valid == null ? Vec.allValid(n) : c.valid;
+      long[] valid = childValid == null ? Vec.allValid(n) : childValid;
       long[] bits = new long[Vec.words(n)];
       for (int w = 0; w < bits.length; w++) {
         bits[w] = isNull ? ~valid[w] : valid[w];

@@ -37,6 +37,12 @@ final class Vec {
   /** NullType: every row null. */
   static final int NULL = 5;
 
+  /**
+   * Zero bytes after the last string of a column read from Arrow, so a string of up to 8 bytes can be loaded as one
+   * word (ShortStrings); vectors made otherwise may lack them, which the readers check.
+   */
+  static final int BYTES_PAD = 8;
+
   final DataType type;
   final int kind;
   final int rows;
@@ -137,6 +143,54 @@ final class Vec {
       for (int i = 0; i < out.length; i++) {
         out[i] &= b[i];
       }
+    }
+    return out;
+  }
+
+  /** Rows {@code sel[0..n)} of this vector (strings share this vector's bytes). */
+  Vec gather(int[] sel, int n) {
+    Vec out = new Vec(type, n);
+    out.valid = valid == null ? null : gatherBits(valid, sel, n);
+    switch (kind) {
+      case BOOL -> out.bits = gatherBits(bits, sel, n);
+      case LONG, DECIMAL -> {
+        out.longs = new long[n];
+        for (int i = 0; i < n; i++) {
+          out.longs[i] = longs[sel[i]];
+        }
+        if (his != null) {
+          out.his = new long[n];
+          for (int i = 0; i < n; i++) {
+            out.his[i] = his[sel[i]];
+          }
+        }
+      }
+      case DOUBLE -> {
+        out.doubles = new double[n];
+        for (int i = 0; i < n; i++) {
+          out.doubles[i] = doubles[sel[i]];
+        }
+      }
+      case BYTES -> {
+        out.data = data;
+        out.starts = new int[n];
+        out.lens = new int[n];
+        for (int i = 0; i < n; i++) {
+          out.starts[i] = starts[sel[i]];
+          out.lens[i] = lens[sel[i]];
+        }
+      }
+      case NULL -> out.valid = new long[words(n)];
+      default -> throw new IllegalStateException("cannot gather " + type.simpleString());
+    }
+    return out;
+  }
+
+  static long[] gatherBits(long[] words, int[] sel, int n) {
+    long[] out = new long[words(n)];
+    for (int i = 0; i < n; i++) {
+      int r = sel[i];
+      out[i >>> 6] |= ((words[r >>> 6] >>> r) & 1L) << i;
     }
     return out;
   }

@@ -21,6 +21,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.core.table.JoinProbe;
+import io.rowmatch.spark.expression.ColumnarExpressions;
 import io.rowmatch.spark.memory.SpillMetrics;
 import io.rowmatch.spark.memory.TaskArrowMemory;
 import io.rowmatch.spark.testing.TestFaults;
@@ -48,7 +49,14 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   private final boolean nullAwareNoRows;
   /** The whole build side has rows (a grace join's partition may be empty while the build side is not). */
   private final boolean buildNonEmpty;
+  /** The condition on Spark's row predicate, when the columnar kernels do not support it (else null). */
   private final BasePredicate condition;
+  /** The condition on the columnar kernels over a chunk of matched pairs, when they support it. */
+  private final ColumnarExpressions columnarCondition;
+  private final boolean hasCondition;
+  /** The condition's input columns (left then right, as Spark's joined row) for the current probe batch. */
+  private ValueVector[] conditionColumns;
+  private int[][] conditionRows;
   private final ColumnarBatch buildRowView;
   private final JoinedRow joined = new JoinedRow();
   /** One bit per build row: has a (condition-passing) match; only when some output depends on it. */
@@ -87,7 +95,9 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     if (nullAwareNoRows) {
       phase = Phase.DONE;
     }
-    if (condition != null) {
+    this.hasCondition = condition != null;
+    this.columnarCondition = condition == null ? null : columnarCondition(condition, conditionInput);
+    if (condition != null && columnarCondition == null) {
       this.condition = Predicate$.MODULE$.create(condition, CollectionConverters.asScala(conditionInput).toList());
       this.condition.initialize(TaskContext.getPartitionId());
       this.buildRowView = build.newRowView();
@@ -103,6 +113,13 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     this.pairBuild = new int[chunk];
     this.selected = new int[chunk];
     this.probeKeys = spec.probeKeyVectors(allocator);
+  }
+
+  /** The condition on the columnar kernels, or null when one of its expressions is not supported there. */
+  static ColumnarExpressions columnarCondition(Expression condition, List<Attribute> conditionInput) {
+    scala.collection.immutable.Seq<Expression> one = CollectionConverters.asScala(List.of(condition)).toSeq();
+    scala.collection.immutable.Seq<Attribute> input = CollectionConverters.asScala(conditionInput).toSeq();
+    return ColumnarExpressions.unsupported(one, input) == null ? ColumnarExpressions.compile(one, input) : null;
   }
 
   /**
@@ -299,6 +316,24 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     for (int c = 0; c < probeVectors.length; c++) {
       probeVectors[c] = JoinBuildSide.arrow(b.column(c), c, spec.operatorName);
     }
+    if (columnarCondition != null) {
+      // Spark's joined row: the left side's columns, then the right's
+      List<? extends ValueVector> buildColumns = build.columns();
+      int pc = probeVectors.length;
+      int bc = buildColumns.size();
+      conditionColumns = new ValueVector[pc + bc];
+      conditionRows = new int[pc + bc][];
+      int probeAt = spec.buildLeft ? bc : 0;
+      int buildAt = spec.buildLeft ? 0 : pc;
+      for (int c = 0; c < pc; c++) {
+        conditionColumns[probeAt + c] = probeVectors[c];
+        conditionRows[probeAt + c] = pairProbe;
+      }
+      for (int c = 0; c < bc; c++) {
+        conditionColumns[buildAt + c] = buildColumns.get(c);
+        conditionRows[buildAt + c] = pairBuild;
+      }
+    }
     List<ValueVector> keyVectors = probeKeys.of(probeVectors, b);
     probe.lookup(keyVectors, n);
     if (trackProbe) {
@@ -306,7 +341,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
         probePassed = new boolean[n];
       }
       for (int i = 0; i < n; i++) {
-        probePassed[i] = condition == null && probe.hasMatch(i);
+        probePassed[i] = !hasCondition && probe.hasMatch(i);
       }
       if (spec.nullAwareAnti && buildNonEmpty) {
         // NOT IN against a non-empty list is unknown, so false, for a null probe key: drop the row.
@@ -320,14 +355,30 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
       }
     }
     // Semi/anti on the probe side without a condition need no pairs at all.
-    phase = spec.probeExistence() && condition == null ? Phase.PROBE_ROWS : Phase.PAIRS;
+    phase = spec.probeExistence() && !hasCondition ? Phase.PROBE_ROWS : Phase.PAIRS;
     cursor = 0;
   }
 
   /** Drops pairs failing the condition (compacting the arrays) and records matches; returns the pairs kept. */
   private int keepPassing(int m) {
     int kept = m;
-    if (condition != null) {
+    if (columnarCondition != null) {
+      long[] pass = columnarCondition.select(columnarCondition.openRows(conditionColumns, conditionRows, m));
+      kept = 0;
+      for (int w = 0; w < pass.length; w++) {
+        for (long bits = pass[w]; bits != 0; bits &= bits - 1) {
+          int k = (w << 6) + Long.numberOfTrailingZeros(bits);
+          pairProbe[kept] = pairProbe[k];
+          pairBuild[kept] = pairBuild[k];
+          kept++;
+        }
+      }
+      if (trackProbe) {
+        for (int k = 0; k < kept; k++) {
+          probePassed[pairProbe[k]] = true;
+        }
+      }
+    } else if (condition != null) {
       kept = 0;
       for (int k = 0; k < m; k++) {
         InternalRow p = probeBatch.getRow(pairProbe[k]);

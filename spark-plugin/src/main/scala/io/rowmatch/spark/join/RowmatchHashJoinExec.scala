@@ -53,6 +53,14 @@ case class RowmatchHashJoinExec(
 
   override def nodeName: String = "RowmatchHashJoin"
 
+  /**
+   * Why the condition is evaluated row by row through Spark's predicate (None: on the columnar kernels over each
+   * chunk of matched pairs, or no condition). The executors decide the same way (HashJoinRunner).
+   */
+  @transient lazy val conditionRowReason: Option[String] = condition.flatMap { c =>
+    Option(io.rowmatch.spark.expression.ColumnarExpressions.unsupported(Seq(c), left.output ++ right.output))
+  }
+
   override def output: Seq[Attribute] = vanilla.output
 
   override def outputPartitioning: Partitioning = vanilla.outputPartitioning
@@ -133,7 +141,9 @@ case class RowmatchHashJoinExec(
     s"$nodeName($joinType${if (spec.nullAwareAnti) " (null-aware)" else ""}, " +
       s"${if (spec.buildLeft) "BuildLeft" else "BuildRight"}, " +
       s"leftKeys=${leftKeys.mkString("[", ", ", "]")}, rightKeys=${rightKeys.mkString("[", ", ", "]")}" +
-      condition.map(c => s", condition=$c").getOrElse("") + s", replaces=$replaced)"
+      condition.map { c =>
+        s", condition=$c" + (if (conditionRowReason.isEmpty) " (columnar)" else " (rows)")
+      }.getOrElse("") + s", replaces=$replaced)"
 
   override def verboseStringWithOperatorId(): String = simpleString(Int.MaxValue)
 
