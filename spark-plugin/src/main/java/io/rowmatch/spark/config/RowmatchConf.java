@@ -119,7 +119,7 @@ public final class RowmatchConf implements Serializable {
   public static final ConfigEntry<Object> PLACEMENT_MIN_WORK_ENTRY =
       setting("spark.rowmatch.placement.minWorkPerTransition", b -> b
           .doc("work a group of Rowmatch operators must take over per row/Arrow transition it adds: 1 per join,"
-              + " aggregate or Arrow shuffle, 2 per replaced sort-merge join, 0 per filter or projection;"
+              + " aggregation or Arrow shuffle, 2 per replaced sort-merge join, 0 per filter or projection;"
               + " 0 replaces everything supported")
           .version("0.1.0").doubleConf().checkValue(v -> (Double) v >= 0.0, "must be at least 0")
           .createWithDefault(1.0));

@@ -34,7 +34,8 @@ import io.rowmatch.spark.shuffle.RowmatchShuffleExchangeExec;
  * columnar scan costs nothing either way (vanilla converts its batches too), and an already materialized Arrow
  * shuffle or broadcast stage counts for the island (vanilla would have to convert it).
  *
- * <p>Work units: 1 per join, aggregate or Arrow shuffle, 2 per join replacing a sort-merge join (its sorts go
+ * <p>Work units: 1 per join, aggregation or Arrow shuffle (an aggregate directly over its partial, with no shuffle
+ * between, adds none), 2 per join replacing a sort-merge join (its sorts go
  * too), 0 per filter, projection or broadcast, whose per-row work is about that of a transition. An island
  * stays vanilla when work &lt; transitions x {@code spark.rowmatch.placement.minWorkPerTransition}: a lone
  * Filter/Project, join or aggregate between row operators; not a partial + Arrow shuffle + final aggregation.
@@ -169,7 +170,10 @@ final class PlacementPolicy {
     if (node instanceof RowmatchHashJoinExec) {
       return original instanceof SortMergeJoinExec ? 2 : 1;
     }
-    return node instanceof RowmatchHashAggregateExec || node instanceof RowmatchShuffleExchangeExec ? 1 : 0;
+    if (node instanceof RowmatchHashAggregateExec a) {
+      return a.child() instanceof RowmatchHashAggregateExec ? 0 : 1; // a final right over its partial: one aggregation
+    }
+    return node instanceof RowmatchShuffleExchangeExec ? 1 : 0;
   }
 
   /** A node of an island: a Rowmatch operator, or a union all of whose inputs are columnar (it runs on them). */
