@@ -4,7 +4,7 @@ import java.io.File
 import java.nio.file.Files
 
 import org.apache.spark.sql.DataFrame
-import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec
+import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, SortMergeJoinExec}
 import org.apache.spark.sql.expressions.Window
 import org.apache.spark.sql.functions._
 
@@ -123,6 +123,26 @@ class PlacementSuite extends RowmatchQueryTest {
     assert(rowmatchNodes(shuffled).contains("RowmatchHashJoin"), planText(shuffled))
     assert(rowmatchNodes(shuffled).count(_ == "RowmatchHashAggregate") == 2, planText(shuffled))
     assert(placementReasons(shuffled).isEmpty, planText(shuffled))
+  }
+
+  test("a sort-merge join with a condition besides its keys stays vanilla unless conditionalSortMergeJoin") {
+    val smj = Seq(On, "spark.sql.autoBroadcastJoinThreshold" -> "-1", "spark.sql.join.preferSortMergeJoin" -> "true")
+    val facts = spark.read.parquet(parquetPath)
+    def q = facts.as("a").join(facts.as("b"), col("a.g") === col("b.g") && col("a.v") < col("b.k"))
+      .groupBy(col("a.g")).agg(count(lit(1)).as("n"))
+    val kept = compare(smj: _*)(q)
+    assert(executedNodes(kept).exists(_.isInstanceOf[SortMergeJoinExec]), planText(kept))
+    assert(!rowmatchNodes(kept).contains("RowmatchHashJoin"), planText(kept))
+    assert(placementReasons(kept).exists(r => r.startsWith("SortMergeJoin: placement: a sort-merge join with the " +
+      "condition") && r.contains("spark.rowmatch.placement.conditionalSortMergeJoin=true")), planText(kept))
+    for (on <- Seq("spark.rowmatch.placement.conditionalSortMergeJoin" -> "true",
+        "spark.rowmatch.placement.enabled" -> "false")) {
+      val replaced = compare(smj :+ on: _*)(q)
+      assert(rowmatchNodes(replaced).contains("RowmatchHashJoin"), s"$on\n${planText(replaced)}")
+    }
+    // Without a condition the sort-merge join is replaced as before.
+    val plain = compare(smj: _*)(facts.as("a").join(facts.as("b"), Seq("g")).groupBy(col("g")).agg(count(lit(1))))
+    assert(rowmatchNodes(plain).contains("RowmatchHashJoin"), planText(plain))
   }
 
   test("the decision holds on empty and one-row inputs") {

@@ -124,6 +124,17 @@ public final class RowmatchConf implements Serializable {
           .version("0.1.0").doubleConf().checkValue(v -> (Double) v >= 0.0, "must be at least 0")
           .createWithDefault(1.0));
 
+  /**
+   * TPC-DS q72 at SF 1: its catalog_sales x inventory sort-merge join on item with `inv_quantity_on_hand <
+   * cs_quantity` ran 0.20x as a Rowmatch hash join: hundreds of pairs per key, each tested on row views.
+   */
+  public static final ConfigEntry<Object> PLACEMENT_CONDITIONAL_SMJ_ENTRY =
+      setting("spark.rowmatch.placement.conditionalSortMergeJoin", b -> b
+          .doc("also replace a sort-merge join that has a condition besides its keys. Off by default: every pair"
+              + " of rows with equal keys is tested against the condition, which Spark's merge does in generated"
+              + " code and the Rowmatch hash join one row view at a time (TPC-DS q72 ran 0.20x vanilla)")
+          .version("0.1.0").booleanConf().createWithDefault(false));
+
   // Test-only settings (internal: hidden from SET -v and from the README's table); see testing.TestFaults.
   // Strings here: TestFaults reads them from the task's local properties and parses them itself.
 
@@ -167,7 +178,8 @@ public final class RowmatchConf implements Serializable {
   public static final List<ConfigEntry<Object>> ENTRIES = List.of(ENABLED_ENTRY, AGGREGATE_ENABLED_ENTRY,
       DEDUP_ENABLED_ENTRY, JOIN_ENABLED_ENTRY, JOIN_REPLACE_SORT_MERGE_ENTRY, SHUFFLE_ENABLED_ENTRY, BROADCAST_ENABLED_ENTRY,
       BATCH_SIZE_ENTRY, MEMORY_LIMIT_ENTRY, EXPLAIN_FALLBACK_ENTRY, SKIP_PARTIAL_ENABLED_ENTRY,
-      SKIP_PARTIAL_MIN_ROWS_ENTRY, SKIP_PARTIAL_RATIO_ENTRY, PLACEMENT_ENABLED_ENTRY, PLACEMENT_MIN_WORK_ENTRY);
+      SKIP_PARTIAL_MIN_ROWS_ENTRY, SKIP_PARTIAL_RATIO_ENTRY, PLACEMENT_ENABLED_ENTRY, PLACEMENT_MIN_WORK_ENTRY,
+      PLACEMENT_CONDITIONAL_SMJ_ENTRY);
 
   // The keys, for messages and tests.
   public static final String ENABLED = ENABLED_ENTRY.key();
@@ -185,6 +197,7 @@ public final class RowmatchConf implements Serializable {
   public static final String SKIP_PARTIAL_RATIO = SKIP_PARTIAL_RATIO_ENTRY.key();
   public static final String PLACEMENT_ENABLED = PLACEMENT_ENABLED_ENTRY.key();
   public static final String PLACEMENT_MIN_WORK = PLACEMENT_MIN_WORK_ENTRY.key();
+  public static final String PLACEMENT_CONDITIONAL_SMJ = PLACEMENT_CONDITIONAL_SMJ_ENTRY.key();
 
   private final boolean enabled;
   private final boolean aggregateEnabled;
@@ -201,6 +214,7 @@ public final class RowmatchConf implements Serializable {
   private final double skipPartialRatio;
   private final boolean placementEnabled;
   private final double placementMinWork;
+  private final boolean placementConditionalSmj;
   private final String sessionTimeZone;
 
   private RowmatchConf(SQLConf conf) {
@@ -219,6 +233,7 @@ public final class RowmatchConf implements Serializable {
     this.skipPartialRatio = (Double) read(conf, SKIP_PARTIAL_RATIO_ENTRY);
     this.placementEnabled = (Boolean) read(conf, PLACEMENT_ENABLED_ENTRY);
     this.placementMinWork = (Double) read(conf, PLACEMENT_MIN_WORK_ENTRY);
+    this.placementConditionalSmj = (Boolean) read(conf, PLACEMENT_CONDITIONAL_SMJ_ENTRY);
     this.sessionTimeZone = conf.sessionLocalTimeZone();
   }
 
@@ -263,4 +278,5 @@ public final class RowmatchConf implements Serializable {
   public double skipPartialRatio() { return skipPartialRatio; }
   public boolean placementEnabled() { return placementEnabled; }
   public double placementMinWork() { return placementMinWork; }
+  public boolean placementConditionalSmj() { return placementConditionalSmj; }
 }

@@ -58,6 +58,21 @@ final class PlacementPolicy {
     replacement.setTagValue(ORIGIN, new Origin(pass, original));
   }
 
+  /**
+   * Why this vanilla operator stays vanilla whatever surrounds it, or null: a sort-merge join with a condition
+   * besides its keys, unless {@code spark.rowmatch.placement.conditionalSortMergeJoin} (its pairs per key are
+   * tested one row view at a time, where Spark's merge runs generated code over its buffered rows).
+   */
+  static String operatorReason(SparkPlan plan, RowmatchConf conf) {
+    if (!conf.placementEnabled() || conf.placementConditionalSmj() || !conf.joinEnabled()
+        || !conf.joinReplaceSortMerge() || !(plan instanceof SortMergeJoinExec smj) || smj.condition().isEmpty()) {
+      return null;
+    }
+    return "placement: a sort-merge join with the condition " + smj.condition().get().sql() + " besides its keys"
+        + " tests every pair of rows with equal keys, in generated code over Spark's sorted rows and one row view"
+        + " at a time in a Rowmatch hash join (set " + RowmatchConf.PLACEMENT_CONDITIONAL_SMJ + "=true to replace it)";
+  }
+
   /** Whether this policy decided that the node stays vanilla. */
   static boolean keptVanilla(SparkPlan node) {
     return node.getTagValue(KEPT_VANILLA).isDefined();

@@ -222,6 +222,11 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
   }
 
   private SparkPlan replaceNode(SparkPlan plan, boolean orderNeeded, RowmatchConf conf) {
+    String placement = PlacementPolicy.operatorReason(plan, conf);
+    if (placement != null) {
+      FallbackReasons.record(plan, placement, conf);
+      return plan;
+    }
     SparkPlan join = JoinPlanner.replace(plan, orderNeeded, conf);
     if (join != null) {
       return join;
