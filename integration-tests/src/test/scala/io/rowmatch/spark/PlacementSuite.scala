@@ -133,14 +133,17 @@ class PlacementSuite extends RowmatchQueryTest {
     val kept = compare(smj: _*)(q)
     assert(executedNodes(kept).exists(_.isInstanceOf[SortMergeJoinExec]), planText(kept))
     assert(!rowmatchNodes(kept).contains("RowmatchHashJoin"), planText(kept))
-    assert(placementReasons(kept).exists(r => r.startsWith("SortMergeJoin: placement: a sort-merge join with the " +
-      "condition") && r.contains("spark.rowmatch.placement.conditionalSortMergeJoin=true")), planText(kept))
+    assert(placementReasons(kept).exists(r => r.startsWith("SortMergeJoin: placement: a sort-merge inner join with " +
+      "the condition") && r.contains("spark.rowmatch.placement.conditionalSortMergeJoin=true")), planText(kept))
     for (on <- Seq("spark.rowmatch.placement.conditionalSortMergeJoin" -> "true",
         "spark.rowmatch.placement.enabled" -> "false")) {
       val replaced = compare(smj :+ on: _*)(q)
       assert(rowmatchNodes(replaced).contains("RowmatchHashJoin"), s"$on\n${planText(replaced)}")
     }
-    // Without a condition the sort-merge join is replaced as before.
+    // A semi join only asks whether a pair passes: replaced, as is a join without a condition.
+    val semi = compare(smj: _*)(facts.as("a").join(facts.as("b"), col("a.g") === col("b.g") && col("a.v") < col("b.k"),
+      "left_semi").groupBy(col("g")).agg(count(lit(1))))
+    assert(rowmatchNodes(semi).contains("RowmatchHashJoin"), planText(semi))
     val plain = compare(smj: _*)(facts.as("a").join(facts.as("b"), Seq("g")).groupBy(col("g")).agg(count(lit(1))))
     assert(rowmatchNodes(plain).contains("RowmatchHashJoin"), planText(plain))
   }

@@ -130,7 +130,7 @@ public final class RowmatchConf implements Serializable {
    */
   public static final ConfigEntry<Object> PLACEMENT_CONDITIONAL_SMJ_ENTRY =
       setting("spark.rowmatch.placement.conditionalSortMergeJoin", b -> b
-          .doc("also replace a sort-merge join that has a condition besides its keys. Off by default: every pair"
+          .doc("also replace an inner or outer sort-merge join that has a condition besides its keys. Off by default: every pair"
               + " of rows with equal keys is tested against the condition, which Spark's merge does in generated"
               + " code and the Rowmatch hash join one row view at a time (TPC-DS q72 ran 0.20x vanilla)")
           .version("0.1.0").booleanConf().createWithDefault(false));

@@ -6,6 +6,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.spark.sql.catalyst.plans.ExistenceJoin;
+import org.apache.spark.sql.catalyst.plans.JoinType;
+import org.apache.spark.sql.catalyst.plans.LeftAnti$;
+import org.apache.spark.sql.catalyst.plans.LeftSemi$;
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.UnionExec;
@@ -59,8 +63,8 @@ final class PlacementPolicy {
   }
 
   /**
-   * Why this vanilla operator stays vanilla whatever surrounds it, or null: a sort-merge join with a condition
-   * besides its keys, unless {@code spark.rowmatch.placement.conditionalSortMergeJoin} (its pairs per key are
+   * Why this vanilla operator stays vanilla whatever surrounds it, or null: a sort-merge join (inner or outer:
+   * its output is the pairs) with a condition besides its keys, unless {@code spark.rowmatch.placement.conditionalSortMergeJoin} (its pairs per key are
    * tested one row view at a time, where Spark's merge runs generated code over its buffered rows).
    */
   static String operatorReason(SparkPlan plan, RowmatchConf conf) {
@@ -68,7 +72,12 @@ final class PlacementPolicy {
         || !conf.joinReplaceSortMerge() || !(plan instanceof SortMergeJoinExec smj) || smj.condition().isEmpty()) {
       return null;
     }
-    return "placement: a sort-merge join with the condition " + smj.condition().get().sql() + " besides its keys"
+    // A semi or anti join only asks whether some pair passes; its hash join still saves both sorts (TPC-H q21).
+    JoinType type = smj.joinType();
+    if (type == LeftSemi$.MODULE$ || type == LeftAnti$.MODULE$ || type instanceof ExistenceJoin) {
+      return null;
+    }
+    return "placement: a sort-merge " + type.sql().toLowerCase(java.util.Locale.ROOT) + " join with the condition " + smj.condition().get().sql() + " besides its keys"
         + " tests every pair of rows with equal keys, in generated code over Spark's sorted rows and one row view"
         + " at a time in a Rowmatch hash join (set " + RowmatchConf.PLACEMENT_CONDITIONAL_SMJ + "=true to replace it)";
   }
