@@ -92,6 +92,7 @@ object ClusterSession {
       .master(cluster.masterUrl)
       .appName(appName)
       .config("spark.sql.extensions", Extension)
+      .config("spark.rowmatch.placement.enabled", "false") // the operators, wherever they pay
       .config("spark.driver.host", "127.0.0.1")
       .config("spark.driver.bindAddress", "127.0.0.1")
       .config("spark.executor.memory", "1g")

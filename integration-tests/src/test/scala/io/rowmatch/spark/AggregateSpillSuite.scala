@@ -29,6 +29,7 @@ class AggregateSpillSuite extends RowmatchQueryTest {
     .config("spark.ui.enabled", "false")
     .config("spark.sql.adaptive.enabled", "true")
     .config("spark.rowmatch.batchSize", "256")
+    .config("spark.rowmatch.placement.enabled", "false") // the operators, wherever they pay
     .config(TestFaults.ENABLED, "true") // a startup setting: without it the test-only settings do nothing
     .getOrCreate()
 

@@ -27,6 +27,9 @@ trait RowmatchQueryTest extends AnyFunSuite with BeforeAndAfterAll with BeforeAn
     .config("spark.ui.enabled", "false")
     .config("spark.sql.adaptive.enabled", "true")
     .config("spark.rowmatch.batchSize", "64") // small batches: many batches and group growth per partition
+    // Operator suites run small row-based inputs, where every replacement adds transitions: they test the
+    // operators, PlacementSuite and the TPC suites test where the placement policy keeps them.
+    .config("spark.rowmatch.placement.enabled", "false")
     .getOrCreate()
 
   override protected def afterAll(): Unit = {

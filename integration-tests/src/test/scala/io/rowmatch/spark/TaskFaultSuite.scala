@@ -26,6 +26,7 @@ class TaskFaultSuite extends RowmatchQueryTest {
     .config("spark.ui.enabled", "false")
     .config("spark.sql.adaptive.enabled", "true")
     .config("spark.rowmatch.batchSize", "64")
+    .config("spark.rowmatch.placement.enabled", "false") // the operators, wherever they pay
     .config(TestFaults.ENABLED, "true") // a startup setting: without it the fault settings do nothing
     .getOrCreate()
 

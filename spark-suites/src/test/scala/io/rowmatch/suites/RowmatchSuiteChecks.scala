@@ -45,6 +45,8 @@ trait RowmatchSuiteChecks extends SharedSparkSession {
     require(extensions.contains(RowmatchSuiteChecks.RowmatchEntry),
       s"spark.sql.extensions must name ${RowmatchSuiteChecks.RowmatchEntry} (the pom sets it as a system " +
         s"property); it is '${extensions.mkString(",")}'")
+    // Spark's tests exercise the operators: replace them wherever supported, paying or not.
+    conf.set("spark.rowmatch.placement.enabled", "false")
     // First in the list: its post-transition rule runs last, after Rowmatch's.
     conf.set("spark.sql.extensions", (RowmatchPlanProbe.ClassName +: extensions).distinct.mkString(","))
   }

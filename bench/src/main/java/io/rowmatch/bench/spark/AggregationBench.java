@@ -36,6 +36,7 @@ public final class AggregationBench {
         .master("local[2]")
         .appName("rowmatch-aggregation-bench")
         .config("spark.sql.extensions", "io.rowmatch.spark.RowmatchExtensions")
+        .config("spark.rowmatch.placement.enabled", "false") // measure the operators themselves
         .config("spark.ui.enabled", "false")
         .config("spark.driver.memory", "4g")
         .config("spark.sql.shuffle.partitions", "8")

@@ -43,6 +43,7 @@ public final class JoinBench {
         .master("local[2]")
         .appName("rowmatch-join-bench")
         .config("spark.sql.extensions", "io.rowmatch.spark.RowmatchExtensions")
+        .config("spark.rowmatch.placement.enabled", "false") // measure the operators themselves
         .config("spark.ui.enabled", "false")
         .config("spark.driver.memory", "4g")
         .config("spark.sql.shuffle.partitions", "8")

@@ -23,6 +23,7 @@ class JoinSpillSuite extends JoinQueryTest {
     .config("spark.ui.enabled", "false")
     .config("spark.sql.adaptive.enabled", "true")
     .config("spark.rowmatch.batchSize", "512")
+    .config("spark.rowmatch.placement.enabled", "false") // the operators, wherever they pay
     .config(TestFaults.ENABLED, "true") // a startup setting: without it the test-only settings do nothing
     .getOrCreate()
 

@@ -105,6 +105,36 @@ public final class RowmatchConf implements Serializable {
           .checkValue(v -> (Double) v >= 0.0 && (Double) v <= 1.0, "must be a number between 0 and 1")
           .createWithDefault(0.8));
 
+  public static final ConfigEntry<Object> PLACEMENT_ENABLED_ENTRY = setting("spark.rowmatch.placement.enabled", b -> b
+      .doc("replace operators only where it pays: a connected group of Rowmatch operators that takes over less"
+          + " work than the row/Arrow transitions it adds stays vanilla, with the reason in EXPLAIN (see"
+          + " `minWorkPerTransition`); false replaces every supported operator")
+      .version("0.1.0").booleanConf().createWithDefault(true));
+
+  /**
+   * Work units: 1 per join, aggregate or Arrow shuffle, 2 for a join that replaces a sort-merge join (its two
+   * sorts go too), 0 for a filter, projection or broadcast. At 1, a lone join or aggregate between row operators
+   * (two transitions) stays vanilla and a partial + shuffle + final aggregation over rows (three) is replaced.
+   */
+  public static final ConfigEntry<Object> PLACEMENT_MIN_WORK_ENTRY =
+      setting("spark.rowmatch.placement.minWorkPerTransition", b -> b
+          .doc("work a group of Rowmatch operators must take over per row/Arrow transition it adds: 1 per join,"
+              + " aggregation or Arrow shuffle, 2 per replaced sort-merge join, 0 per filter or projection;"
+              + " 0 replaces everything supported")
+          .version("0.1.0").doubleConf().checkValue(v -> (Double) v >= 0.0, "must be at least 0")
+          .createWithDefault(1.0));
+
+  /**
+   * TPC-DS q72 at SF 1: its catalog_sales x inventory sort-merge join on item with `inv_quantity_on_hand <
+   * cs_quantity` ran 0.20x as a Rowmatch hash join: hundreds of pairs per key, each tested on row views.
+   */
+  public static final ConfigEntry<Object> PLACEMENT_CONDITIONAL_SMJ_ENTRY =
+      setting("spark.rowmatch.placement.conditionalSortMergeJoin", b -> b
+          .doc("also replace an inner or outer sort-merge join that has a condition besides its keys. Off by default: every pair"
+              + " of rows with equal keys is tested against the condition, which Spark's merge does in generated"
+              + " code and the Rowmatch hash join one row view at a time (TPC-DS q72 ran 0.20x vanilla)")
+          .version("0.1.0").booleanConf().createWithDefault(false));
+
   // Test-only settings (internal: hidden from SET -v and from the README's table); see testing.TestFaults.
   // Strings here: TestFaults reads them from the task's local properties and parses them itself.
 
@@ -148,7 +178,8 @@ public final class RowmatchConf implements Serializable {
   public static final List<ConfigEntry<Object>> ENTRIES = List.of(ENABLED_ENTRY, AGGREGATE_ENABLED_ENTRY,
       DEDUP_ENABLED_ENTRY, JOIN_ENABLED_ENTRY, JOIN_REPLACE_SORT_MERGE_ENTRY, SHUFFLE_ENABLED_ENTRY, BROADCAST_ENABLED_ENTRY,
       BATCH_SIZE_ENTRY, MEMORY_LIMIT_ENTRY, EXPLAIN_FALLBACK_ENTRY, SKIP_PARTIAL_ENABLED_ENTRY,
-      SKIP_PARTIAL_MIN_ROWS_ENTRY, SKIP_PARTIAL_RATIO_ENTRY);
+      SKIP_PARTIAL_MIN_ROWS_ENTRY, SKIP_PARTIAL_RATIO_ENTRY, PLACEMENT_ENABLED_ENTRY, PLACEMENT_MIN_WORK_ENTRY,
+      PLACEMENT_CONDITIONAL_SMJ_ENTRY);
 
   // The keys, for messages and tests.
   public static final String ENABLED = ENABLED_ENTRY.key();
@@ -164,6 +195,9 @@ public final class RowmatchConf implements Serializable {
   public static final String SKIP_PARTIAL_ENABLED = SKIP_PARTIAL_ENABLED_ENTRY.key();
   public static final String SKIP_PARTIAL_MIN_ROWS = SKIP_PARTIAL_MIN_ROWS_ENTRY.key();
   public static final String SKIP_PARTIAL_RATIO = SKIP_PARTIAL_RATIO_ENTRY.key();
+  public static final String PLACEMENT_ENABLED = PLACEMENT_ENABLED_ENTRY.key();
+  public static final String PLACEMENT_MIN_WORK = PLACEMENT_MIN_WORK_ENTRY.key();
+  public static final String PLACEMENT_CONDITIONAL_SMJ = PLACEMENT_CONDITIONAL_SMJ_ENTRY.key();
 
   private final boolean enabled;
   private final boolean aggregateEnabled;
@@ -178,6 +212,9 @@ public final class RowmatchConf implements Serializable {
   private final boolean skipPartialEnabled;
   private final long skipPartialMinRows;
   private final double skipPartialRatio;
+  private final boolean placementEnabled;
+  private final double placementMinWork;
+  private final boolean placementConditionalSmj;
   private final String sessionTimeZone;
 
   private RowmatchConf(SQLConf conf) {
@@ -194,6 +231,9 @@ public final class RowmatchConf implements Serializable {
     this.skipPartialEnabled = (Boolean) read(conf, SKIP_PARTIAL_ENABLED_ENTRY);
     this.skipPartialMinRows = (Long) read(conf, SKIP_PARTIAL_MIN_ROWS_ENTRY);
     this.skipPartialRatio = (Double) read(conf, SKIP_PARTIAL_RATIO_ENTRY);
+    this.placementEnabled = (Boolean) read(conf, PLACEMENT_ENABLED_ENTRY);
+    this.placementMinWork = (Double) read(conf, PLACEMENT_MIN_WORK_ENTRY);
+    this.placementConditionalSmj = (Boolean) read(conf, PLACEMENT_CONDITIONAL_SMJ_ENTRY);
     this.sessionTimeZone = conf.sessionLocalTimeZone();
   }
 
@@ -236,4 +276,7 @@ public final class RowmatchConf implements Serializable {
   public boolean skipPartialEnabled() { return skipPartialEnabled; }
   public long skipPartialMinRows() { return skipPartialMinRows; }
   public double skipPartialRatio() { return skipPartialRatio; }
+  public boolean placementEnabled() { return placementEnabled; }
+  public double placementMinWork() { return placementMinWork; }
+  public boolean placementConditionalSmj() { return placementConditionalSmj; }
 }

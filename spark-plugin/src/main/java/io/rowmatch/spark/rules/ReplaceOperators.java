@@ -2,6 +2,7 @@ package io.rowmatch.spark.rules;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.FilterExec;
@@ -35,15 +36,26 @@ import io.rowmatch.spark.shuffle.ShufflePlanner;
  * <p>Top-down, carrying whether some ancestor relies on this subtree's output ordering: a sort aggregate
  * outputs rows sorted by its keys and a parent may have skipped its own sort because of it, so a sort
  * aggregate is only replaced (by an unordered hash aggregate) when no ancestor needs that order.
+ *
+ * <p>Then {@link PlacementPolicy} judges the result: where a group of replacements adds more row/Arrow
+ * transitions than its work is worth, its vanilla nodes are tagged and the plan is rewritten again from the
+ * original, keeping them.
  */
 public final class ReplaceOperators extends Rule<SparkPlan> {
+  private static final AtomicLong PASSES = new AtomicLong();
+
   @Override
   public SparkPlan apply(SparkPlan plan) {
     RowmatchConf conf = RowmatchConf.current();
     if (!conf.enabled()) {
       return plan;
     }
-    return rewrite(plan, false, conf);
+    long pass = PASSES.incrementAndGet();
+    SparkPlan replaced = rewrite(plan, false, conf, pass);
+    if (conf.placementEnabled() && PlacementPolicy.declineUnpaid(replaced, pass, conf)) {
+      replaced = rewrite(plan, false, conf, pass);
+    }
+    return PlacementPolicy.strip(replaced);
   }
 
   @Override
@@ -51,8 +63,11 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     return "RowmatchReplaceOperators";
   }
 
-  private SparkPlan rewrite(SparkPlan plan, boolean orderNeeded, RowmatchConf conf) {
-    SparkPlan node = replaceNode(plan, orderNeeded, conf);
+  private SparkPlan rewrite(SparkPlan plan, boolean orderNeeded, RowmatchConf conf, long pass) {
+    SparkPlan node = PlacementPolicy.keptVanilla(plan) ? plan : replaceNode(plan, orderNeeded, conf);
+    if (node != plan) {
+      PlacementPolicy.markReplaced(node, plan, pass);
+    }
     List<SparkPlan> children = CollectionConverters.asJava(node.children());
     if (children.isEmpty()) {
       return node;
@@ -62,13 +77,21 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     for (int i = 0; i < children.size(); i++) {
       SparkPlan original = children.get(i);
       SparkPlan child = consumesArrow(node, i) ? arrowInput(original, conf) : broadcastInput(node, original, conf);
+      if (child != original) {
+        PlacementPolicy.markReplaced(child, original, pass);
+      }
       boolean childOrderNeeded = !node.requiredChildOrdering().apply(i).isEmpty()
           || (orderNeeded && !(node instanceof Exchange) && !(node instanceof SortExec));
-      SparkPlan rewritten = rewrite(child, childOrderNeeded, conf);
+      SparkPlan rewritten = rewrite(child, childOrderNeeded, conf, pass);
       changed |= rewritten != original;
       newChildren.add(rewritten);
     }
-    return overArrow(changed ? node.withNewChildren(CollectionConverters.asScala(newChildren).toSeq()) : node, conf);
+    SparkPlan result = changed ? node.withNewChildren(CollectionConverters.asScala(newChildren).toSeq()) : node;
+    SparkPlan columnar = overArrow(result, conf);
+    if (columnar != result) {
+      PlacementPolicy.markReplaced(columnar, plan, pass);
+    }
+    return columnar;
   }
 
   /**
@@ -77,6 +100,9 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
    * computing Project between two joins, a Filter over a join).
    */
   private static SparkPlan overArrow(SparkPlan plan, RowmatchConf conf) {
+    if (PlacementPolicy.keptVanilla(plan)) {
+      return plan;
+    }
     if (plan instanceof FilterExec filter && InsertArrowTransitions.producesArrow(filter.child())) {
       return columnarFilter(filter, conf);
     }
@@ -98,6 +124,9 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
    * the conversion would just move below it). Otherwise it stays Spark's, with the reason.
    */
   private static SparkPlan arrowInput(SparkPlan child, RowmatchConf conf) {
+    if (PlacementPolicy.keptVanilla(child)) {
+      return child;
+    }
     if (child instanceof ShuffleExchangeExec shuffle) {
       return ShufflePlanner.replace(shuffle, conf);
     }
@@ -123,7 +152,8 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
    * that a re-planning left under a vanilla join is given back as Spark's exchange over the same rows.
    */
   private static SparkPlan broadcastInput(SparkPlan node, SparkPlan child, RowmatchConf conf) {
-    if (node instanceof RowmatchHashJoinExec join && join.broadcast() && child instanceof BroadcastExchangeExec e) {
+    if (node instanceof RowmatchHashJoinExec join && join.broadcast() && child instanceof BroadcastExchangeExec e
+        && !PlacementPolicy.keptVanilla(e)) {
       String why = JoinPlanner.arrowBroadcastReason(join, e, conf);
       if (why == null) {
         RowmatchBroadcastExchangeExec replaced =
@@ -192,6 +222,11 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
   }
 
   private SparkPlan replaceNode(SparkPlan plan, boolean orderNeeded, RowmatchConf conf) {
+    String placement = PlacementPolicy.operatorReason(plan, conf);
+    if (placement != null) {
+      FallbackReasons.record(plan, placement, conf);
+      return plan;
+    }
     SparkPlan join = JoinPlanner.replace(plan, orderNeeded, conf);
     if (join != null) {
       return join;

@@ -1,0 +1,158 @@
+package io.rowmatch.spark
+
+import java.io.File
+import java.nio.file.Files
+
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, SortMergeJoinExec}
+import org.apache.spark.sql.expressions.Window
+import org.apache.spark.sql.functions._
+
+import io.rowmatch.spark.rules.RowmatchExplainInfo
+
+/**
+ * The placement policy (rules/PlacementPolicy): a group of Rowmatch operators that takes over less work than
+ * the row/Arrow transitions it adds stays vanilla, says why, and the settings restore the replacement. Every
+ * answer is compared with the plugin off. Inputs: local relations and ranges (row-based, so each replacement
+ * reading them adds a rows->Arrow transition) and a Parquet file (columnar: reading it costs none).
+ */
+class PlacementSuite extends RowmatchQueryTest {
+  private val On = "spark.rowmatch.placement.enabled" -> "true"
+  private val MinWork = "spark.rowmatch.placement.minWorkPerTransition"
+
+  private lazy val dir: File = Files.createTempDirectory("rowmatch-placement").toFile
+
+  private lazy val parquetPath: String = {
+    val p = new File(dir, "facts").getAbsolutePath
+    spark.range(0, 5000).select(col("id").as("k"), (col("id") % 97).as("g"), (col("id") * 3).as("v"))
+      .repartition(3).write.parquet(p)
+    p
+  }
+
+  override protected def afterAll(): Unit = {
+    try {
+      def delete(f: File): Unit = {
+        Option(f.listFiles()).foreach(_.foreach(delete))
+        f.delete()
+      }
+      delete(dir)
+    } finally super.afterAll()
+  }
+
+  /** Row-based inputs: a broadcast build side of 40 rows (a null key, duplicates) and a range probe side. */
+  private def probe: DataFrame = spark.range(0, 3000).select((col("id") % 50).as("k"), col("id").as("pv"))
+
+  private def build: DataFrame = {
+    import spark.implicits._
+    (Seq[(java.lang.Long, String)]((null, "none")) ++ (0L until 39L).map(i => (java.lang.Long.valueOf(i % 30), s"b$i")))
+      .toDF("k", "bv")
+  }
+
+  private def loneJoin: DataFrame = probe.join(broadcast(build), Seq("k"))
+
+  /** Plugin off and on (with `conf`): equal rows; returns the plugin-on frame, collected. A new frame per run. */
+  private def compare(conf: (String, String)*)(query: => DataFrame): DataFrame = withConf(conf: _*) {
+    val expected = withConf("spark.rowmatch.enabled" -> "false")(query.collect().toSeq)
+    val df = query
+    val actual = df.collect().toSeq
+    RowComparison.assertSameRows(expected, actual, ordered = false, tolerance = 0.0, planText(df))
+    df
+  }
+
+  private def rowmatchNodes(df: DataFrame): Seq[String] =
+    executedNodes(df).map(_.nodeName).filter(_.startsWith("Rowmatch"))
+
+  private def placementReasons(df: DataFrame): Seq[String] = fallbackReasons(df).filter(_.contains("placement:"))
+
+  test("a lone join between row operators stays vanilla, with the reason in the fallbacks and in EXPLAIN") {
+    val df = compare(On)(loneJoin)
+    assert(rowmatchNodes(df).isEmpty, planText(df))
+    assert(executedNodes(df).exists(_.isInstanceOf[BroadcastHashJoinExec]), planText(df))
+    val reasons = placementReasons(df)
+    // The join reads two row-based inputs (probe and broadcast) and its parent reads rows: three transitions.
+    assert(reasons.exists(r => r.startsWith("BroadcastHashJoin: ") && r.contains("RowmatchHashJoin")
+      && r.contains("1 unit(s) of work for 3 row/Arrow transition(s) (2 rows->Arrow, 1 Arrow->rows)")
+      && r.contains(MinWork + "=1") && r.contains("spark.rowmatch.placement.enabled=false")), planText(df))
+    val explain = new RowmatchExplainInfo().generateExtendedInfo(df.queryExecution.executedPlan)
+    assert(explain.contains("Rowmatch operators (0)"), explain)
+    assert(explain.contains("BroadcastHashJoin: placement: "), explain)
+  }
+
+  test("spark.rowmatch.placement.enabled=false, or a minimum of 0, restores the replacement") {
+    for (conf <- Seq(Seq("spark.rowmatch.placement.enabled" -> "false"), Seq(On, MinWork -> "0"))) {
+      val df = compare(conf: _*)(loneJoin)
+      assert(rowmatchNodes(df).contains("RowmatchHashJoin"), s"$conf\n${planText(df)}")
+      assert(placementReasons(df).isEmpty, s"$conf\n${planText(df)}")
+    }
+  }
+
+  test("a lone aggregation between row operators (over a vanilla window, no shuffle) stays vanilla") {
+    // The window's output is partitioned by k already: partial and final aggregate with no shuffle between,
+    // one aggregation's work for a rows->Arrow and an Arrow->rows transition.
+    val w = Window.partitionBy("k").orderBy("pv")
+    def q = probe.withColumn("r", row_number().over(w)).groupBy("k").agg(max("r").as("m"), sum("pv").as("s"))
+    val off = compare("spark.rowmatch.placement.enabled" -> "false")(q)
+    assert(rowmatchNodes(off).count(_ == "RowmatchHashAggregate") == 2, planText(off))
+    val on = compare(On)(q)
+    assert(rowmatchNodes(on).isEmpty, planText(on))
+    assert(placementReasons(on).exists(r => r.startsWith("HashAggregate: ")
+      && r.contains("1 unit(s) of work for 2 row/Arrow transition(s) (1 rows->Arrow, 1 Arrow->rows)")), planText(on))
+  }
+
+  test("an aggregation over rows whose partial, Arrow shuffle and final outweigh its two transitions runs") {
+    def q = probe.groupBy("k").agg(sum("pv").as("s"), count(lit(1)).as("n"))
+    val df = compare(On)(q)
+    assert(rowmatchNodes(df).count(_ == "RowmatchHashAggregate") == 2, planText(df))
+    assert(rowmatchNodes(df).contains("RowmatchShuffleExchange"), planText(df))
+    assert(placementReasons(df).isEmpty, planText(df))
+    // Three units of work for two transitions: a minimum of 2 per transition keeps it vanilla, saying so.
+    val strict = compare(On, MinWork -> "2")(q)
+    assert(rowmatchNodes(strict).isEmpty, planText(strict))
+    assert(placementReasons(strict).exists(r => r.contains("2x RowmatchHashAggregate")
+      && r.contains("3 unit(s) of work for 2 row/Arrow transition(s)")), planText(strict))
+  }
+
+  test("joins and aggregates reading a columnar scan add no input transition and stay Rowmatch") {
+    val facts = spark.read.parquet(parquetPath)
+    val dims = spark.read.parquet(parquetPath).filter(col("k") < 700).select(col("k"), col("g").as("dg"))
+    val joined = compare(On)(facts.join(broadcast(dims), Seq("k")))
+    assert(rowmatchNodes(joined).contains("RowmatchHashJoin"), planText(joined))
+    assert(placementReasons(joined).isEmpty, planText(joined))
+    val shuffled = compare(On, "spark.sql.autoBroadcastJoinThreshold" -> "-1")(
+      facts.join(dims, Seq("k")).groupBy("dg").agg(max("v").as("m")))
+    assert(rowmatchNodes(shuffled).contains("RowmatchHashJoin"), planText(shuffled))
+    assert(rowmatchNodes(shuffled).count(_ == "RowmatchHashAggregate") == 2, planText(shuffled))
+    assert(placementReasons(shuffled).isEmpty, planText(shuffled))
+  }
+
+  test("a sort-merge join with a condition besides its keys stays vanilla unless conditionalSortMergeJoin") {
+    val smj = Seq(On, "spark.sql.autoBroadcastJoinThreshold" -> "-1", "spark.sql.join.preferSortMergeJoin" -> "true")
+    val facts = spark.read.parquet(parquetPath)
+    def q = facts.as("a").join(facts.as("b"), col("a.g") === col("b.g") && col("a.v") < col("b.k"))
+      .groupBy(col("a.g")).agg(count(lit(1)).as("n"))
+    val kept = compare(smj: _*)(q)
+    assert(executedNodes(kept).exists(_.isInstanceOf[SortMergeJoinExec]), planText(kept))
+    assert(!rowmatchNodes(kept).contains("RowmatchHashJoin"), planText(kept))
+    assert(placementReasons(kept).exists(r => r.startsWith("SortMergeJoin: placement: a sort-merge inner join with " +
+      "the condition") && r.contains("spark.rowmatch.placement.conditionalSortMergeJoin=true")), planText(kept))
+    for (on <- Seq("spark.rowmatch.placement.conditionalSortMergeJoin" -> "true",
+        "spark.rowmatch.placement.enabled" -> "false")) {
+      val replaced = compare(smj :+ on: _*)(q)
+      assert(rowmatchNodes(replaced).contains("RowmatchHashJoin"), s"$on\n${planText(replaced)}")
+    }
+    // A semi join only asks whether a pair passes: replaced, as is a join without a condition.
+    val semi = compare(smj: _*)(facts.as("a").join(facts.as("b"), col("a.g") === col("b.g") && col("a.v") < col("b.k"),
+      "left_semi").groupBy(col("g")).agg(count(lit(1))))
+    assert(rowmatchNodes(semi).contains("RowmatchHashJoin"), planText(semi))
+    val plain = compare(smj: _*)(facts.as("a").join(facts.as("b"), Seq("g")).groupBy(col("g")).agg(count(lit(1))))
+    assert(rowmatchNodes(plain).contains("RowmatchHashJoin"), planText(plain))
+  }
+
+  test("the decision holds on empty and one-row inputs") {
+    for (n <- Seq(0, 1, 64)) {
+      def q = spark.range(0, n).select((col("id") % 50).as("k"), col("id").as("pv")).join(broadcast(build), Seq("k"))
+      val df = compare(On)(q)
+      assert(rowmatchNodes(df).isEmpty, s"n=$n\n${planText(df)}")
+    }
+  }
+}
