@@ -86,8 +86,16 @@ object RowsIntoArrow {
     val fin = lines.indexWhere(_.contains("== Final Plan =="))
     val end = lines.indexWhere(_.contains("== Initial Plan =="))
     val part = if (fin >= 0 && end > fin) lines.slice(fin, end) else lines
-    part.indices.filter(i => part(i).contains("RowmatchToArrow") && i + 1 < part.size).map { i =>
-      part(i + 1).replaceAll("^[\\s:+|-]*", "").replaceAll("^\\*\\(\\d+\\) ", "").takeWhile(_ != ' ')
-    }.filter(n => n == "Filter" || n == "Project" || n == "ColumnarToRow") // a codegen stage over a scan's batches
+    def name(i: Int): String =
+      if (i >= part.size) ""
+      else part(i).replaceAll("^[\\s:+|-]*", "").replaceAll("^\\*\\(\\d+\\) ", "").takeWhile(_ != ' ')
+    // A codegen Filter/Project chain over a scan's batches (or the scan's rows alone) under a RowmatchToArrow.
+    // Over another vanilla operator (a join the placement policy kept, say) the rows are that operator's.
+    part.indices.filter(i => part(i).contains("RowmatchToArrow") && i + 1 < part.size).flatMap { i =>
+      var j = i + 1
+      while (name(j) == "Filter" || name(j) == "Project") j += 1
+      if (name(j) == "ColumnarToRow" || name(j).startsWith("Scan") || name(j).startsWith("FileScan")) Some(name(i + 1))
+      else None
+    }
   }
 }

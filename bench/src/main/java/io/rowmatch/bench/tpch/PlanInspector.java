@@ -3,7 +3,6 @@ package io.rowmatch.bench.tpch;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -101,7 +100,7 @@ public final class PlanInspector {
       if (tags instanceof scala.collection.Map<?, ?> map) {
         for (Map.Entry<?, ?> entry : CollectionConverters.asJava(map).entrySet()) {
           if (entry.getKey() instanceof TreeNodeTag<?> tag
-              && tag.name().toLowerCase(Locale.ROOT).contains("rowmatch")) {
+              && tag.name().equals(io.rowmatch.spark.rules.FallbackReasons.TAG.name())) {
             values.add(String.valueOf(entry.getValue()));
           }
         }
