@@ -36,12 +36,12 @@ class MemoryAccountingSuite extends RowmatchQueryTest {
   private val schema = StructType(Seq(StructField("k", LongType), StructField("v", LongType)))
 
   /**
-   * One partition of Rows rows over Keys keys. `sorterFirst`: before the rows, a Spark sorter takes 30 MB;
+   * One partition of Rows rows over `keys` keys. `sorterFirst`: before the rows, a Spark sorter takes 30 MB and is read from (sorted);
    * `sorterLater`: from the middle row on, every row adds 1 KB to a Spark sorter (40 MB in all). Either way,
    * every 10000 rows the TaskMemoryManager's figure and Rowmatch's are sampled (the largest Rowmatch figure,
    * and the manager's at that moment).
    */
-  private def input(sorterFirst: Boolean, sorterLater: Boolean): DataFrame = {
+  private def input(sorterFirst: Boolean, sorterLater: Boolean, keys: Int): DataFrame = {
     val rows = spark.sparkContext.parallelize(Seq(0), 1).mapPartitions { _ =>
       val task = TaskContext.get()
       val sorter = if (sorterFirst || sorterLater) TaskMemoryAccess.sorter() else null
@@ -50,6 +50,9 @@ class MemoryAccountingSuite extends RowmatchQueryTest {
         for (i <- 0 until 30 * 1024) {
           sorter.insertRecord(record, org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET, record.length, i, false)
         }
+        // Sorted and being read, as SortExec's output is: only then does a sorter spill for another consumer.
+        val sorted = sorter.getSortedIterator()
+        sorted.loadNext()
       }
       Iterator.range(0, Rows).map { i =>
         if (sorterLater && i >= Rows / 2 && i < Rows / 2 + 40 * 1024) {
@@ -65,7 +68,7 @@ class MemoryAccountingSuite extends RowmatchQueryTest {
         if (i == Rows - 1 && sorter != null) {
           Seen.sorterSpill.set(sorter.getSpillSize)
         }
-        Row(i.toLong % Keys, i.toLong)
+        Row(i.toLong % keys, i.toLong)
       }
     }
     spark.createDataFrame(rows, schema)
@@ -75,12 +78,12 @@ class MemoryAccountingSuite extends RowmatchQueryTest {
     .groupBy("g").agg(org.apache.spark.sql.functions.sum("s"), org.apache.spark.sql.functions.count("s"))
 
   /** Vanilla's answer, then Rowmatch's (compared); returns the Rowmatch DataFrame (its metrics are set). */
-  private def check(sorterFirst: Boolean, sorterLater: Boolean): DataFrame = {
+  private def check(sorterFirst: Boolean, sorterLater: Boolean, keys: Int = 300000): DataFrame = {
     val expected = withConf("spark.rowmatch.enabled" -> "false") {
-      query(input(sorterFirst, sorterLater)).collect().toSeq
+      query(input(sorterFirst, sorterLater, keys)).collect().toSeq
     }
     Seen.reset()
-    val df = query(input(sorterFirst, sorterLater))
+    val df = query(input(sorterFirst, sorterLater, keys))
     val actual = df.collect().toSeq
     assert(rowmatchAggregates(df) > 0, planText(df))
     RowComparison.assertSameRows(expected, actual, ordered = false, tolerance = 0.0, planText(df))
@@ -105,7 +108,7 @@ class MemoryAccountingSuite extends RowmatchQueryTest {
   }
 
   test("a Rowmatch aggregation growing makes a Spark sorter of the task spill, the task goes on") {
-    check(sorterFirst = true, sorterLater = false)
+    check(sorterFirst = true, sorterLater = false, keys = 600000)
     assert(Seen.sorterSpill.get() > 0, "the Spark sorter did not spill")
   }
 }
@@ -113,7 +116,6 @@ class MemoryAccountingSuite extends RowmatchQueryTest {
 /** Static, so the task's closure refers to it instead of serializing the suite. */
 object MemoryAccountingSuite {
   private val Rows = 1200000
-  private val Keys = 600000
   private val MB = 1L << 20
 
   /** What the last run's task saw (local mode: the task runs in this JVM). */
