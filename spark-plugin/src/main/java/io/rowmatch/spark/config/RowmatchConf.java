@@ -31,7 +31,7 @@ public final class RowmatchConf implements Serializable {
 
   public static final ConfigEntry<Object> AGGREGATE_ENABLED_ENTRY =
       setting("spark.rowmatch.aggregate.enabled", b -> b
-          .doc("replace hash/object-hash/sort aggregations (count, sum, avg, min, max, first, last)")
+          .doc("replace hash/object-hash/sort aggregations (count, sum, avg, min, max, first, last, stddev and variance)")
           .version("0.1.0").booleanConf().createWithDefault(true));
 
   public static final ConfigEntry<Object> DEDUP_ENABLED_ENTRY = setting("spark.rowmatch.dedup.enabled", b -> b
