@@ -78,8 +78,8 @@ final class PlacementPolicy {
       return null;
     }
     return "placement: a sort-merge " + type.sql().toLowerCase(java.util.Locale.ROOT) + " join with the condition " + smj.condition().get().sql() + " besides its keys"
-        + " tests every pair of rows with equal keys, in generated code over Spark's sorted rows and one row view"
-        + " at a time in a Rowmatch hash join (set " + RowmatchConf.PLACEMENT_CONDITIONAL_SMJ + "=true to replace it)";
+        + " tests every pair of rows with equal keys: kept as Spark's sort-merge join (set "
+        + RowmatchConf.PLACEMENT_CONDITIONAL_SMJ + "=true to replace it)";
   }
 
   /** Whether this policy decided that the node stays vanilla. */
