@@ -89,13 +89,14 @@ object RowsIntoArrow {
     def name(i: Int): String =
       if (i >= part.size) ""
       else part(i).replaceAll("^[\\s:+|-]*", "").replaceAll("^\\*\\(\\d+\\) ", "").takeWhile(_ != ' ')
-    // A codegen Filter/Project chain over a scan's batches (or the scan's rows alone) under a RowmatchToArrow.
+    // A codegen Filter/Project chain over a scan's batches (or the scan's batches made rows) under a
+    // RowmatchToArrow; the scan's own batches go into Arrow without rows.
     // Over another vanilla operator (a join the placement policy kept, say) the rows are that operator's.
     part.indices.filter(i => part(i).contains("RowmatchToArrow") && i + 1 < part.size).flatMap { i =>
       var j = i + 1
       while (name(j) == "Filter" || name(j) == "Project") j += 1
-      if (name(j) == "ColumnarToRow" || name(j).startsWith("Scan") || name(j).startsWith("FileScan")) Some(name(i + 1))
-      else None
+      val overScan = name(j) == "ColumnarToRow" || (j > i + 1 && (name(j).startsWith("Scan") || name(j).startsWith("FileScan")))
+      if (overScan) Some(name(i + 1)) else None
     }
   }
 }
