@@ -373,11 +373,6 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
           kept++;
         }
       }
-      if (trackProbe) {
-        for (int k = 0; k < kept; k++) {
-          probePassed[pairProbe[k]] = true;
-        }
-      }
     } else if (condition != null) {
       kept = 0;
       for (int k = 0; k < m; k++) {
@@ -390,10 +385,10 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
           kept++;
         }
       }
-      if (trackProbe) {
-        for (int k = 0; k < kept; k++) {
-          probePassed[pairProbe[k]] = true;
-        }
+    }
+    if (trackProbe && (columnarCondition != null || condition != null)) {
+      for (int k = 0; k < kept; k++) {
+        probePassed[pairProbe[k]] = true;
       }
     }
     if (buildMatched != null) {
