@@ -19,18 +19,21 @@ import io.rowmatch.spark.rules.FallbackReasons
  */
 trait RowmatchQueryTest extends AnyFunSuite with BeforeAndAfterAll with BeforeAndAfterEach {
 
-  protected lazy val spark: SparkSession = SparkSession.builder()
-    .master("local[2]")
-    .appName(getClass.getSimpleName)
-    .config("spark.sql.extensions", "io.rowmatch.spark.RowmatchExtensions")
-    .config("spark.sql.shuffle.partitions", "4")
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.adaptive.enabled", "true")
-    .config("spark.rowmatch.batchSize", "64") // small batches: many batches and group growth per partition
-    // Operator suites run small row-based inputs, where every replacement adds transitions: they test the
-    // operators, PlacementSuite and the TPC suites test where the placement policy keeps them.
-    .config("spark.rowmatch.placement.enabled", "false")
-    .getOrCreate()
+  protected lazy val spark: SparkSession = rowmatchSession("local[2]")
+
+  /**
+   * The operator suites' session: embedded Spark with the plugin, AQE on, 4 shuffle partitions, batches of 64 rows
+   * (many batches and group growth per partition) and the placement policy off (operator suites run small
+   * row-based inputs, where every replacement adds transitions: they test the operators; PlacementSuite and the
+   * TPC suites test where the policy keeps them). {@code settings} are added last, so they override these.
+   */
+  protected def rowmatchSession(master: String, settings: (String, String)*): SparkSession = {
+    val builder = SparkSession.builder().master(master).appName(getClass.getSimpleName)
+    (Seq("spark.sql.extensions" -> "io.rowmatch.spark.RowmatchExtensions", "spark.sql.shuffle.partitions" -> "4",
+      "spark.ui.enabled" -> "false", "spark.sql.adaptive.enabled" -> "true", "spark.rowmatch.batchSize" -> "64",
+      "spark.rowmatch.placement.enabled" -> "false") ++ settings).foreach { case (k, v) => builder.config(k, v) }
+    builder.getOrCreate()
+  }
 
   override protected def afterAll(): Unit = {
     try spark.stop() finally super.afterAll()

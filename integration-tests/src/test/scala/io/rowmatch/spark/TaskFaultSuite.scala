@@ -18,17 +18,8 @@ import io.rowmatch.spark.testing.TestFaults
  * (RowmatchQueryTest.afterEach). The same faults on a real cluster: io.rowmatch.cluster.StandaloneClusterSuite.
  */
 class TaskFaultSuite extends RowmatchQueryTest {
-  override protected lazy val spark: SparkSession = SparkSession.builder()
-    .master("local[2,2]")
-    .appName(getClass.getSimpleName)
-    .config("spark.sql.extensions", "io.rowmatch.spark.RowmatchExtensions")
-    .config("spark.sql.shuffle.partitions", "4")
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.adaptive.enabled", "true")
-    .config("spark.rowmatch.batchSize", "64")
-    .config("spark.rowmatch.placement.enabled", "false") // the operators, wherever they pay
-    .config(TestFaults.ENABLED, "true") // a startup setting: without it the fault settings do nothing
-    .getOrCreate()
+  // TestFaults.ENABLED is a startup setting: without it the fault settings do nothing.
+  override protected lazy val spark: SparkSession = rowmatchSession("local[2,2]", TestFaults.ENABLED -> "true")
 
   private val failures = new ConcurrentLinkedQueue[String]()
 

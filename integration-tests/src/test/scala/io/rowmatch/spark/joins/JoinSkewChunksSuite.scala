@@ -16,16 +16,12 @@ import io.rowmatch.spark.testing.TestFaults
  * spilled and chunked, and no spill file or Arrow memory is left, also after a task failed mid-chunk.
  */
 class JoinSkewChunksSuite extends JoinQueryTest {
-  override protected lazy val spark: SparkSession = SparkSession.builder()
-    .master("local[2,2]")
-    .appName(getClass.getSimpleName)
-    .config("spark.sql.extensions", "io.rowmatch.spark.RowmatchExtensions")
-    .config("spark.sql.shuffle.partitions", "2")
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.adaptive.enabled", "true")
-    .config("spark.sql.adaptive.skewJoin.enabled", "false") // the skew is what the join must handle
-    .config(TestFaults.ENABLED, "true") // a startup setting: without it the test-only settings do nothing
-    .getOrCreate()
+  // Plugin defaults for batches and placement (1M rows a side); AQE's skew split off: the skew is what the join
+  // must handle. TestFaults.ENABLED is a startup setting: without it the test-only settings do nothing.
+  override protected lazy val spark: SparkSession = rowmatchSession("local[2,2]",
+    "spark.sql.shuffle.partitions" -> "2", "spark.rowmatch.batchSize" -> RowmatchConf.BATCH_SIZE_ENTRY.defaultValueString,
+    "spark.rowmatch.placement.enabled" -> "true", "spark.sql.adaptive.skewJoin.enabled" -> "false",
+    TestFaults.ENABLED -> "true")
 
   private val failures = new java.util.concurrent.ConcurrentLinkedQueue[String]()
 

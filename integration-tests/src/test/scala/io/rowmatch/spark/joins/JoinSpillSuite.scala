@@ -15,17 +15,9 @@ import io.rowmatch.spark.testing.TestFaults
  * memory is left, also after a task failed while partitioning.
  */
 class JoinSpillSuite extends JoinQueryTest {
-  override protected lazy val spark: SparkSession = SparkSession.builder()
-    .master("local[2,2]")
-    .appName(getClass.getSimpleName)
-    .config("spark.sql.extensions", "io.rowmatch.spark.RowmatchExtensions")
-    .config("spark.sql.shuffle.partitions", "4")
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.adaptive.enabled", "true")
-    .config("spark.rowmatch.batchSize", "512")
-    .config("spark.rowmatch.placement.enabled", "false") // the operators, wherever they pay
-    .config(TestFaults.ENABLED, "true") // a startup setting: without it the test-only settings do nothing
-    .getOrCreate()
+  // TestFaults.ENABLED is a startup setting: without it the test-only settings do nothing.
+  override protected lazy val spark: SparkSession =
+    rowmatchSession("local[2,2]", "spark.rowmatch.batchSize" -> "512", TestFaults.ENABLED -> "true")
 
   private val grant = Seq(RowmatchConf.TEST_TASK_MEMORY_GRANT_ENTRY.key -> "1m")
 
