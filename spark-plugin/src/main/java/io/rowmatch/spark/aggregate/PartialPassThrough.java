@@ -63,6 +63,12 @@ public final class PartialPassThrough {
     return longs;
   }
 
+  /** Scratch doubles for at least {@code rows} values, charged to the task's heap account. */
+  double[] doubles(int rows) {
+    doubles = GrowableState.ensure(heap, doubles, rows);
+    return doubles;
+  }
+
   static FieldVector shared(ValueVector v) {
     if (!(v instanceof FieldVector fv)) {
       throw new IllegalStateException("input column is a " + v.getClass().getSimpleName() + ", not a FieldVector");

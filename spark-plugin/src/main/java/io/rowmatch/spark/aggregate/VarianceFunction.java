@@ -79,7 +79,7 @@ public final class VarianceFunction implements SupportedFunction {
   private static void oneRowBuffers(FunctionSpec f, PartialPassThrough p, ValueVector[] columns, int rows,
       List<FieldVector> out, List<FieldVector> owned) {
     ValueVector input = columns[f.inputOrdinals[0]];
-    double[] x = new double[rows];
+    double[] x = p.doubles(rows); // scratch charged to the task, not a new array per batch
     NumericColumns.readDoubles(input, rows, x, p.longs(rows));
     Float8Vector n = (Float8Vector) p.own(f.bufferFields[0], owned);
     Float8Vector avg = (Float8Vector) p.own(f.bufferFields[1], owned);
