@@ -63,8 +63,8 @@ public final class RowmatchConf implements Serializable {
 
   public static final ConfigEntry<Object> MEMORY_LIMIT_ENTRY = setting("spark.rowmatch.memory.limit", b -> b
       .doc("hard ceiling per task on Rowmatch's memory (Arrow buffers and aggregation state on the Java heap)."
-          + " Below it, memory is reserved from Spark's memory manager; when Spark grants no more, aggregations"
-          + " and dedups spill to disk, while what cannot spill (a join's build side) goes on up to this ceiling;"
+          + " Below it, memory is reserved from Spark's memory manager; when Spark grants no more, aggregations,"
+          + " dedups and shuffled joins spill to disk, while what cannot spill (a broadcast build side) goes on up to this ceiling;"
           + " past it the task fails with an error naming this setting")
       .version("0.1.0").bytesConf(ByteUnit.BYTE).checkValue(v -> (Long) v > 0, "must be positive")
       .createWithDefaultString("2g"));
