@@ -43,8 +43,8 @@ class ExistenceJoinQuerySuite extends JoinQueryTest {
     "select * from l where k in (select k from r) or lv % 7 = 0",
     // EXISTS under OR, correlated, with a residual condition the kernels evaluate
     "select * from l where exists (select 1 from r where r.k = l.k and r.rv > l.lv - 150) or lv < 20",
-    // a residual condition the kernels do not support (%): Spark's row predicate
-    "select k, lv from l where exists (select 1 from r where r.k = l.k and (r.rv + l.lv) % 3 = 0) or lv > 280",
+    // a residual condition the kernels do not support (pmod): Spark's row predicate
+    "select k, lv from l where exists (select 1 from r where r.k = l.k and pmod(r.rv + l.lv, 3) = 0) or lv > 280",
     // CASE WHEN over EXISTS, in the projection's filter and as a value
     "select k, lv, case when exists (select 1 from r where r.k = l.k) then 'y' else 'n' end as e from l " +
       "where exists (select 1 from r where r.k = l.k) or k is null",
@@ -114,11 +114,12 @@ class ExistenceJoinQuerySuite extends JoinQueryTest {
       case _ => false
     }
 
-  // Columnar (`/` is a kernel) and row (`%` is not) conditions; the first pair of every probe row passes.
-  private val ansiConditions = Seq("l.v / (r.x - 3) > 0" -> "columnar", "l.v % (r.x - 3) >= 0" -> "rows")
+  // Columnar (`/` and `%` are kernels) and row (pmod is not) conditions; the first pair of every probe row passes.
+  private val ansiConditions = Seq("l.v / (r.x - 3) > 0" -> "columnar", "l.v % (r.x - 3) >= 0" -> "columnar",
+    "pmod(l.v, r.x - 3) >= 0" -> "rows")
 
   for ((cond, path) <- ansiConditions) {
-    test(s"ANSI, condition on $path: semi, anti and existence joins stop at a probe row's first passing pair") {
+    test(s"ANSI, condition $cond on $path: semi, anti and existence joins stop at a probe row's first passing pair") {
       views(probes, zeros)
       withConf("spark.sql.ansi.enabled" -> "true") {
         for (st <- strategies) {
