@@ -180,6 +180,10 @@ class ColumnarExpressionsSuite extends RowmatchQueryTest {
           Seq(s"${c}a % ${c}b", s"${c}a % cast(-1 as ${families.toMap.apply(c).sql})",
             s"if(${c}b = 0 OR ${c}b IS NULL, null, ${c}a % ${c}b)", s"${c}b % ${c}a").foreach(e => project(Seq(e)))
           filter(s"${c}b <> 0 AND ${c}a % ${c}b >= 0")
+          val df = data.selectExpr(s"if(${c}b = 0, null, ${c}a % ${c}b) AS r").groupBy("r").count()
+          df.collect()
+          assert(executedNodes(df).exists(_.nodeName == "RowmatchProject") &&
+            !fallbackReasons(df).exists(_.contains("Remainder")), planText(df))
         }
       }
     }
