@@ -37,7 +37,8 @@ class RowmatchOuterJoinSuite extends OuterJoinSuite with RowmatchSuiteChecks {
 }
 
 class RowmatchExistenceJoinSuite extends ExistenceJoinSuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 30
+  // 96 of 162 once its ExistenceJoins ran as RowmatchHashJoin (30 before)
+  override protected def minRowmatchPlans: Long = 48
 }
 
 /**

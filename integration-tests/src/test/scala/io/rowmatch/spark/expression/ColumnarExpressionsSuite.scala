@@ -171,6 +171,24 @@ class ColumnarExpressionsSuite extends RowmatchQueryTest {
     }
   }
 
+  for (ansi <- Seq("true", "false")) {
+    Seq("i8", "i16", "i32", "i64", "f32", "f64").foreach { c =>
+      test(s"remainder on $c: signs, MIN % -1, NaN, infinities, -0.0, division by zero (ansi $ansi)") {
+        withConf("spark.sql.ansi.enabled" -> ansi) {
+          // a zero divisor: null, or REMAINDER_BY_ZERO under ANSI (both engines), and not raised where the
+          // branch is not evaluated
+          Seq(s"${c}a % ${c}b", s"${c}a % cast(-1 as ${families.toMap.apply(c).sql})",
+            s"if(${c}b = 0 OR ${c}b IS NULL, null, ${c}a % ${c}b)", s"${c}b % ${c}a").foreach(e => project(Seq(e)))
+          filter(s"${c}b <> 0 AND ${c}a % ${c}b >= 0")
+          val df = data.selectExpr(s"if(${c}b = 0, null, ${c}a % ${c}b) AS r").groupBy("r").count()
+          df.collect()
+          assert(executedNodes(df).exists(_.nodeName == "RowmatchProject") &&
+            !fallbackReasons(df).exists(_.contains("Remainder")), planText(df))
+        }
+      }
+    }
+  }
+
   test("year and extract on dates before 1970 and far in the future") {
     project(Seq("year(dta)", "extract(YEAR FROM dtb)", "year(dta) > 1990"))
     filter("year(dta) >= 1970 AND dtb < date '2000-01-01'")

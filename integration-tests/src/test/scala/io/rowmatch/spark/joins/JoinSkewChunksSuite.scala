@@ -10,7 +10,7 @@ import io.rowmatch.spark.testing.TestFaults
 /**
  * Extreme skew: one key holds 1M build rows, far more than the task's memory (the test-only grant cap of a
  * few MB). Partitioning cannot split a single key, so the grace join's last partition is joined by chunks of
- * its build rows (ChunkedJoin): every join type, build side left and right, with and without a residual
+ * its build rows (ChunkedJoin): every join type (the existence join of EXISTS under OR too), build side left and right, with and without a residual
  * condition, null keys on both sides. Answers equal vanilla Spark's (compared per probe row: each output is
  * grouped by the preserved side's row id, so a lost, doubled or wrongly kept row changes a group), the join
  * spilled and chunked, and no spill file or Arrow memory is left, also after a task failed mid-chunk.
@@ -88,6 +88,24 @@ class JoinSkewChunksSuite extends JoinQueryTest {
           planText(lastJoin))
         assert(chunks(lastJoin) > 0, s"no build chunks in\n${planText(lastJoin)}")
       }
+      assert(SpillFile.openFiles() == 0, "a spill file was left behind")
+    }
+  }
+
+  for (cond <- Seq(false, true)) {
+    test(s"existence join (EXISTS under OR), skewed side right${if (cond) ", residual condition" else ""}: " +
+      "joined by build chunks as vanilla") {
+      skewed.createOrReplaceTempView("skewed")
+      other.createOrReplaceTempView("other")
+      val residual = if (cond) " and (s.sv + o.ov) % 3 <> 0" else ""
+      checkJoin(ShuffledHash, extraConf = grant) {
+        perRow(spark.sql(s"select o.* from other o where exists (select 1 from skewed s where s.k = o.k$residual) " +
+          "or o.ov % 1000 = 1"), "ov", None)
+      }
+      val joins = rowmatchJoins(lastJoin)
+      assert(joins.exists(_.spec.kind == io.rowmatch.spark.join.JoinSpec.Kind.EXISTENCE), planText(lastJoin))
+      assert(spills(lastJoin) > 0, s"no spill in\n${planText(lastJoin)}")
+      assert(chunks(lastJoin) > 0, s"no build chunks in\n${planText(lastJoin)}")
       assert(SpillFile.openFiles() == 0, "a spill file was left behind")
     }
   }

@@ -10,7 +10,8 @@ import io.rowmatch.spark.testing.TestFaults
  * Shuffled (and sort-merge-replaced) hash joins whose build side does not fit: under the test-only grant
  * cap (spark.rowmatch.test.taskMemoryGrant) each task's Rowmatch operators get about 1 MB from Spark's
  * memory manager, so the join becomes a grace hash join (both sides partitioned to disk, partition pairs
- * joined in memory). Every join type, with and without a residual condition, null keys on both sides:
+ * joined in memory). Every join type (the existence join of EXISTS under OR too), with and without a residual
+ * condition, null keys on both sides:
  * answers equal vanilla Spark's, the join's spill metrics count the spills, and no spill file or Arrow
  * memory is left, also after a task failed while partitioning.
  */
@@ -37,6 +38,22 @@ class JoinSpillSuite extends JoinQueryTest {
         val on = l("k") === r("k")
         l.join(r, if (cond) on && (l("lv") + r("rv")) % 3 =!= 0 else on, jt)
       }
+      assert(joinSpills(lastJoin) > 0, s"no spill in\n${planText(lastJoin)}")
+      assert(SpillFile.openFiles() == 0, "a spill file was left behind")
+    }
+  }
+
+  for (st <- Seq(ShuffledHash, SortMerge); cond <- Seq(false, true)) {
+    test(s"existence join (EXISTS under OR), ${st.name}${if (cond) ", residual condition" else ""}: spills and " +
+      "answers as vanilla") {
+      side(7, "l").createOrReplaceTempView("sl")
+      side(3, "r").createOrReplaceTempView("sr")
+      val residual = if (cond) " and (sl.lv + sr.rv) % 3 <> 0" else ""
+      checkJoin(st, extraConf = grant) {
+        spark.sql(s"select * from sl where exists (select 1 from sr where sr.k = sl.k$residual) or sl.lv % 9 = 0")
+      }
+      assert(rowmatchJoins(lastJoin).exists(_.spec.kind == io.rowmatch.spark.join.JoinSpec.Kind.EXISTENCE),
+        planText(lastJoin))
       assert(joinSpills(lastJoin) > 0, s"no spill in\n${planText(lastJoin)}")
       assert(SpillFile.openFiles() == 0, "a spill file was left behind")
     }

@@ -34,6 +34,7 @@ import org.apache.spark.sql.catalyst.expressions.MakeDecimal;
 import org.apache.spark.sql.catalyst.expressions.Multiply;
 import org.apache.spark.sql.catalyst.expressions.Not;
 import org.apache.spark.sql.catalyst.expressions.Or;
+import org.apache.spark.sql.catalyst.expressions.Remainder;
 import org.apache.spark.sql.catalyst.expressions.StartsWith;
 import org.apache.spark.sql.catalyst.expressions.Substring;
 import org.apache.spark.sql.catalyst.expressions.Subtract;
@@ -72,6 +73,7 @@ final class Expressions {
       SupportedExpression.of(Multiply.class, ArithmeticKernels::binary),
       SupportedExpression.of(Divide.class, ArithmeticKernels::binary),
       SupportedExpression.of(UnaryMinus.class, ArithmeticKernels::unaryMinus),
+      SupportedExpression.of(Remainder.class, RemainderKernels::plan),
       SupportedExpression.of(UnscaledValue.class, DecimalKernels::unscaledValue),
       SupportedExpression.of(MakeDecimal.class, DecimalKernels::makeDecimal),
       SupportedExpression.of(CaseWhen.class, ConditionalKernels::caseWhen),

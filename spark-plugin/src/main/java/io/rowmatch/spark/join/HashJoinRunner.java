@@ -30,9 +30,11 @@ import io.rowmatch.spark.testing.TestFaults;
  * Executes one partition of a RowmatchHashJoin: probes each streamed Arrow batch against the build side's
  * JoinTable and emits Arrow batches of at most batchSize rows, in this order per probe batch: the matching
  * pairs (filtered by the extra condition, if any), then the probe rows an outer/semi/anti join keeps by
- * themselves; after the last probe batch, the build rows a build-side outer (or build-left semi/anti) join
- * keeps. Matches are tracked after the condition, so "matched" means "has a pair that passes the condition",
- * as in Spark.
+ * themselves (an existence join: every probe row, with its "exists" flag); after the last probe batch, the build
+ * rows a build-side outer (or build-left semi/anti) join keeps. Matches are tracked after the condition, so
+ * "matched" means "has a pair that passes the condition", as in Spark. A semi, anti or existence join on the
+ * probe side evaluates no pair of a probe row after its first passing one (an ANSI error there is one Spark
+ * never raises: it stops at the first passing pair).
  */
 public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoCloseable {
   private enum Phase { NEXT_PROBE_BATCH, PAIRS, PROBE_ROWS, BUILD_ROWS, DONE }
@@ -66,6 +68,10 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   private final int[] pairBuild;
   private final int[] selected;
   private boolean[] probePassed = new boolean[0];
+  /** Scratch of {@link #firstPassingPairs}: the chunk's pairs and where each probe row's run starts. */
+  private int[] chunkProbe = new int[0];
+  private int[] chunkBuild = new int[0];
+  private int[] runStart = new int[0];
   /** A chunked join's probe rows across chunks (null otherwise); the current batch's first row number. */
   private final ProbeMatches probeMatches;
   private long probeRowBase;
@@ -266,18 +272,21 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
             // A chunk pass: remember which rows passed; the last pass emits them.
             probeMatches.record(probeRowBase, probePassed, probeBatch.numRows());
           } else if (trackProbe) {
-            // Outer: rows without a passing match; semi: rows with one; anti: rows without.
+            // Outer: rows without a passing match; semi: rows with one; anti: rows without; existence: every
+            // row, with whether it had one.
+            boolean all = spec.kind == JoinSpec.Kind.EXISTENCE;
             boolean keep = spec.kind == JoinSpec.Kind.LEFT_SEMI;
             int n = probeBatch.numRows();
             int count = 0;
             while (cursor < n && count < selected.length) {
-              if (probePassed[cursor] == keep) {
+              if (all || probePassed[cursor] == keep) {
                 selected[count++] = cursor;
               }
               cursor++;
             }
             if (count > 0) {
-              return output.gather(probeVectors, selected, build.columns(), null, count, allocator);
+              return output.gather(probeVectors, selected, build.columns(), null, count, all ? probePassed : null,
+                  allocator);
             }
           }
           phase = Phase.NEXT_PROBE_BATCH;
@@ -362,8 +371,34 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   /** Drops pairs failing the condition (compacting the arrays) and records matches; returns the pairs kept. */
   private int keepPassing(int m) {
     int kept = m;
+    boolean lazy = spec.probeExistence() && hasCondition;
+    if (lazy) {
+      // A probe row decided in an earlier chunk needs no more pairs (Spark stops at its first passing pair).
+      kept = 0;
+      for (int k = 0; k < m; k++) {
+        if (!probePassed[pairProbe[k]]) {
+          pairProbe[kept] = pairProbe[k];
+          pairBuild[kept] = pairBuild[k];
+          kept++;
+        }
+      }
+      m = kept;
+      if (m == 0) {
+        return 0;
+      }
+    }
     if (columnarCondition != null) {
-      long[] pass = columnarCondition.select(columnarCondition.openRows(conditionColumns, conditionRows, m));
+      long[] pass;
+      try {
+        pass = columnarCondition.select(columnarCondition.openRows(conditionColumns, conditionRows, m));
+      } catch (RuntimeException e) {
+        if (!lazy) {
+          throw e;
+        }
+        // A pair raised an error (ANSI): Spark only evaluates a probe row's pairs up to its first passing one,
+        // so redo this chunk that way; an error raised then is one Spark raises too.
+        return firstPassingPairs(m);
+      }
       kept = 0;
       for (int w = 0; w < pass.length; w++) {
         for (long bits = pass[w]; bits != 0; bits &= bits - 1) {
@@ -376,10 +411,16 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     } else if (condition != null) {
       kept = 0;
       for (int k = 0; k < m; k++) {
+        if (lazy && probePassed[pairProbe[k]]) {
+          continue; // decided by an earlier pair: Spark evaluates no more of its pairs
+        }
         InternalRow p = probeBatch.getRow(pairProbe[k]);
         InternalRow b = buildRowView.getRow(pairBuild[k]);
         InternalRow row = spec.buildLeft ? joined.apply(b, p) : joined.apply(p, b);
         if (condition.eval(row)) {
+          if (lazy) {
+            probePassed[pairProbe[k]] = true;
+          }
           pairProbe[kept] = pairProbe[k];
           pairBuild[kept] = pairBuild[k];
           kept++;
@@ -398,6 +439,53 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
       }
     }
     return kept;
+  }
+
+  /**
+   * The columnar condition over the chunk's first {@code m} pairs (grouped by probe row, as the probe emits them)
+   * in rounds: round r evaluates the r-th pair of every probe row not yet passed, so no pair after a probe row's
+   * first passing one is evaluated. Records the passed probe rows; returns how many pairs passed (semi, anti and
+   * existence joins emit no pairs, so the arrays are left as scratch).
+   */
+  private int firstPassingPairs(int m) {
+    if (chunkProbe.length < m) {
+      chunkProbe = new int[pairProbe.length];
+      chunkBuild = new int[pairBuild.length];
+      runStart = new int[pairProbe.length + 1];
+    }
+    System.arraycopy(pairProbe, 0, chunkProbe, 0, m);
+    System.arraycopy(pairBuild, 0, chunkBuild, 0, m);
+    int runs = 0;
+    for (int k = 0; k < m; k++) {
+      if (k == 0 || chunkProbe[k] != chunkProbe[k - 1]) {
+        runStart[runs++] = k;
+      }
+    }
+    runStart[runs] = m;
+    int passedPairs = 0;
+    for (int round = 0; ; round++) {
+      int n = 0;
+      for (int r = 0; r < runs; r++) {
+        int k = runStart[r] + round;
+        if (k < runStart[r + 1] && !probePassed[chunkProbe[k]]) {
+          pairProbe[n] = chunkProbe[k];
+          pairBuild[n] = chunkBuild[k];
+          n++;
+        }
+      }
+      if (n == 0) {
+        break;
+      }
+      long[] pass = columnarCondition.select(columnarCondition.openRows(conditionColumns, conditionRows, n));
+      for (int w = 0; w < pass.length; w++) {
+        for (long bits = pass[w]; bits != 0; bits &= bits - 1) {
+          int k = (w << 6) + Long.numberOfTrailingZeros(bits);
+          probePassed[pairProbe[k]] = true;
+          passedPairs++;
+        }
+      }
+    }
+    return passedPairs;
   }
 
   private void releaseCurrent() {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -27,6 +28,8 @@ public final class JoinOutput {
   /** Per output column: true when it comes from the probe side; and its ordinal in that side's columns. */
   private final boolean[] fromProbe;
   private final int[] ordinal;
+  /** An existence join's last column, the non-null boolean "exists" (-1: none). */
+  private final int existsColumn;
   /** Scratch for variable-width gathers, grown to the largest batch. */
   private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
 
@@ -34,7 +37,8 @@ public final class JoinOutput {
     StructType left = spec.leftSchema;
     StructType right = spec.rightSchema;
     boolean leftIsProbe = !spec.buildLeft;
-    int n = left.fields().length + (spec.existence() ? 0 : right.fields().length);
+    boolean exists = spec.kind == JoinSpec.Kind.EXISTENCE;
+    int n = left.fields().length + (spec.existence() ? 0 : right.fields().length) + (exists ? 1 : 0);
     fromProbe = new boolean[n];
     ordinal = new int[n];
     List<Field> leftFields = ArrowSchemas.toArrow(left, spec.timeZone).getFields();
@@ -52,6 +56,11 @@ public final class JoinOutput {
         ordinal[off + i] = i;
       }
     }
+    existsColumn = exists ? n - 1 : -1;
+    if (exists) {
+      fields.add(Field.notNullable("exists", org.apache.arrow.vector.types.pojo.ArrowType.Bool.INSTANCE));
+      fromProbe[existsColumn] = true;
+    }
   }
 
   private static Field nullable(Field f) {
@@ -66,12 +75,31 @@ public final class JoinOutput {
    */
   public ColumnarBatch gather(ValueVector[] probe, int[] probeRows, List<FieldVector> build, int[] buildRows,
       int count, BufferAllocator allocator) {
+    return gather(probe, probeRows, build, buildRows, count, null, allocator);
+  }
+
+  /**
+   * As above, for an existence join: {@code exists[probeRows[i]]} is output row i's "exists" value (the probe
+   * row had a passing match).
+   */
+  public ColumnarBatch gather(ValueVector[] probe, int[] probeRows, List<FieldVector> build, int[] buildRows,
+      int count, boolean[] exists, BufferAllocator allocator) {
     ColumnVector[] out = new ColumnVector[fields.size()];
     FieldVector[] made = new FieldVector[out.length];
     try {
       for (int c = 0; c < out.length; c++) {
         FieldVector v = fields.get(c).createVector(allocator);
         made[c] = v;
+        if (c == existsColumn) {
+          BitVector bits = (BitVector) v;
+          bits.allocateNew(Math.max(count, 1));
+          for (int i = 0; i < count; i++) {
+            bits.set(i, exists[probeRows[i]] ? 1 : 0);
+          }
+          bits.setValueCount(count);
+          out[c] = new RowReadArrowColumnVector(v);
+          continue;
+        }
         int[] rows = fromProbe[c] ? probeRows : buildRows;
         ValueVector src = rows == null ? null : fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]);
         if (src == null) {

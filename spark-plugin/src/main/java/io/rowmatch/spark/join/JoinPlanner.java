@@ -18,6 +18,7 @@ import org.apache.spark.sql.catalyst.optimizer.BuildLeft$;
 import org.apache.spark.sql.catalyst.optimizer.BuildRight$;
 import org.apache.spark.sql.catalyst.optimizer.BuildSide;
 import org.apache.spark.sql.catalyst.optimizer.NormalizeNaNAndZero;
+import org.apache.spark.sql.catalyst.plans.ExistenceJoin;
 import org.apache.spark.sql.catalyst.plans.FullOuter$;
 import org.apache.spark.sql.catalyst.plans.InnerLike;
 import org.apache.spark.sql.catalyst.plans.JoinType;
@@ -56,7 +57,8 @@ import io.rowmatch.spark.types.TypeSupport;
  * work: float keys in KnownFloatingPointNormalized(NormalizeNaNAndZero(..)) (the core matches NaN with NaN
  * and -0.0 with 0.0), and null-safe {@code a <=> b}, rewritten to the key pair coalesce(a, default),
  * isnull(a), collapses back into one null-safe key. Key types: atomic, structs, arrays of atomic values
- * ({@link TypeSupport}). Spark's null-aware anti join (NOT IN) is kept as such. A build side whose size
+ * ({@link TypeSupport}). Spark's null-aware anti join (NOT IN) is kept as such, and so is its ExistenceJoin (EXISTS or
+ * IN under OR/CASE: every left row and whether it has a match; built on the right). A build side whose size
  * Spark's statistics put over the memory limit stays vanilla ({@link BuildSizeEstimate}).
  */
 public final class JoinPlanner {
@@ -142,6 +144,9 @@ public final class JoinPlanner {
     }
     JoinSpec.Kind kind = kind(joinType);
     boolean buildLeft = buildSide == BuildLeft$.MODULE$;
+    if (kind == JoinSpec.Kind.EXISTENCE && buildLeft) {
+      throw new Refusal("an existence join that builds its left side");
+    }
 
     List<Attribute> leftOut = CollectionConverters.asJava(left.output());
     List<Attribute> rightOut = CollectionConverters.asJava(right.output());
@@ -229,6 +234,9 @@ public final class JoinPlanner {
     }
     if (t == LeftAnti$.MODULE$) {
       return JoinSpec.Kind.LEFT_ANTI;
+    }
+    if (t instanceof ExistenceJoin) {
+      return JoinSpec.Kind.EXISTENCE;
     }
     throw new Refusal("join type " + t + " is not supported");
   }

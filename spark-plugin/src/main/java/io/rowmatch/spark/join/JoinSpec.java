@@ -13,12 +13,17 @@ import io.rowmatch.spark.rules.CanonicalForms;
 /**
  * A planned RowmatchHashJoin, resolved to column ordinals and flags so executors never look at Catalyst
  * keys again. "Build" is the side Spark chose to hash (or ours for a replaced sort-merge join), "probe" the
- * streamed side. Output columns are always Spark's: left then right, or left only for semi/anti joins.
+ * streamed side. Output columns are always Spark's: left then right, left only for semi/anti joins, left then
+ * the boolean "exists" for an existence join.
  */
 public final class JoinSpec implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  public enum Kind { INNER, LEFT_OUTER, RIGHT_OUTER, FULL_OUTER, LEFT_SEMI, LEFT_ANTI }
+  /**
+   * EXISTENCE is Spark's ExistenceJoin (EXISTS/IN under OR or CASE): every left (probe) row once, followed by a
+   * non-null boolean "exists": whether some build row matches its keys and passes the condition.
+   */
+  public enum Kind { INNER, LEFT_OUTER, RIGHT_OUTER, FULL_OUTER, LEFT_SEMI, LEFT_ANTI, EXISTENCE }
 
   public final Kind kind;
   public final boolean buildLeft;
@@ -53,6 +58,9 @@ public final class JoinSpec implements Serializable {
     if (nullAwareAnti && (kind != Kind.LEFT_ANTI || buildLeft || buildKeys.length != 1)) {
       throw new IllegalArgumentException("a null-aware anti join has one key and builds its right side");
     }
+    if (kind == Kind.EXISTENCE && buildLeft) {
+      throw new IllegalArgumentException("an existence join builds its right side");
+    }
     this.kind = kind;
     this.buildLeft = buildLeft;
     this.buildKeys = buildKeys;
@@ -86,11 +94,15 @@ public final class JoinSpec implements Serializable {
     return new JoinKeyVectors(probeKeys, probeSchema(), probeComputed, timeZone, allocator);
   }
 
+  /** Only the existence of a passing pair matters (semi, anti, existence): pairs are never emitted. */
   public boolean existence() {
-    return kind == Kind.LEFT_SEMI || kind == Kind.LEFT_ANTI;
+    return kind == Kind.LEFT_SEMI || kind == Kind.LEFT_ANTI || kind == Kind.EXISTENCE;
   }
 
-  /** Semi/anti with the probe side on the left: each probe row is kept or dropped by itself. */
+  /**
+   * Semi/anti with the probe side on the left, or an existence join: each probe row is kept, dropped or (existence)
+   * flagged by itself.
+   */
   public boolean probeExistence() {
     return existence() && !buildLeft;
   }
