@@ -22,9 +22,9 @@ public record RowmatchBuild(String sparkLine, String sparkVersion, String scalaB
     return CURRENT;
   }
 
-  /** The same build as it would be for another Spark line (the jar to use there). */
+  /** The same Rowmatch as built for another Spark line (the jar to use there); its exact Spark version unknown. */
   public RowmatchBuild forLine(String line) {
-    return new RowmatchBuild(line, sparkVersion, scalaBinaryVersion, version, supportedLines);
+    return line.equals(sparkLine) ? this : new RowmatchBuild(line, line, scalaBinaryVersion, version, supportedLines);
   }
 
   /** The shaded jar's file name, as spark-plugin/pom.xml's finalName makes it. */

@@ -98,8 +98,9 @@ public final class RowmatchSetupCheck extends AbstractFunction1<SparkSessionExte
     String instead = build.supportedLines().contains(running)
         ? "Use " + build.forLine(running).shadedJarName() + " (built with -Pspark-" + running + ") instead."
         : "This Rowmatch version has jars for Spark " + String.join(", ", build.supportedLines()) + " only.";
-    return "this Rowmatch jar was built for Spark " + build.sparkLine() + " (" + build.shadedJarName() + ", against"
-        + " Spark " + build.sparkVersion() + ") but the application runs Spark " + runningVersion + ": Rowmatch is"
+    String against = build.sparkVersion().equals(build.sparkLine()) ? "" : ", against Spark " + build.sparkVersion();
+    return "this Rowmatch jar was built for Spark " + build.sparkLine() + " (" + build.shadedJarName() + against
+        + ") but the application runs Spark " + runningVersion + ": Rowmatch is"
         + " OFF for this session and every query runs as vanilla Spark. " + instead;
   }
 
