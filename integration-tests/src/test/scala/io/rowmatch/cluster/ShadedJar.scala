@@ -5,9 +5,11 @@ import java.util.jar.JarFile
 import scala.jdk.CollectionConverters._
 import scala.util.Using
 
+import io.rowmatch.spark.RowmatchBuild
+
 /**
- * The plugin's shaded jar (`rowmatch-spark-<version>-shaded.jar`), built by `package` in spark-plugin/target,
- * which `mvn verify` runs before this module's tests. `-Drowmatch.shadedJar=FILE` points at another copy.
+ * The plugin's shaded jar for this build's Spark line (`rowmatch-spark-plugin-spark<line>_2.13-<version>-shaded.jar`),
+ * built by `package` in spark-plugin/target, which `mvn verify` runs before this module's tests. `-Drowmatch.shadedJar=FILE` points at another copy.
  * A missing or stale jar (older than the plugin's or the core's compiled classes) is a clear failure, never
  * a silent test of old code.
  */
@@ -30,11 +32,12 @@ object ShadedJar {
     val target = moduleDir("spark-plugin").resolve("target")
     val candidates =
       if (Files.isDirectory(target)) Using.resource(Files.list(target)) { s =>
-        s.iterator().asScala.filter(p => p.getFileName.toString.matches("rowmatch-spark-.*-shaded\\.jar")).toList
+        // This build's Spark line only: the other line's jar may sit next to it (the build names each jar by line).
+        s.iterator().asScala.filter(p => p.getFileName.toString == RowmatchBuild.current().shadedJarName()).toList
       } else Nil
     candidates match {
-      case Nil => throw new IllegalStateException(s"No rowmatch-spark-*-shaded.jar in $target. The cluster tests ship" +
-        " the plugin to executors as that jar: build it first, e.g. `mvn -B -ntp verify` (package runs before this" +
+      case Nil => throw new IllegalStateException(s"No ${RowmatchBuild.current().shadedJarName()} in $target." +
+        " The cluster tests ship the plugin to executors as that jar: build it first, e.g. `mvn -B -ntp verify` (package runs before this" +
         " module's tests) or `mvn -B -ntp -pl spark-plugin -am package -DskipTests`, or pass -D" + Property + "=FILE")
       case jar :: Nil =>
         val built = Files.getLastModifiedTime(jar).toMillis

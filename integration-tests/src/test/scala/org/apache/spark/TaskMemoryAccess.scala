@@ -14,12 +14,11 @@ object TaskMemoryAccess {
   def sorter(): UnsafeExternalSorter = {
     val ctx = TaskContext.get()
     val env = SparkEnv.get
-    val tmm = ctx.taskMemoryManager()
     val noOrder: java.util.function.Supplier[RecordComparator] = () => new RecordComparator {
       override def compare(l: AnyRef, lo: Long, ll: Int, r: AnyRef, ro: Long, rl: Int): Int = 0
     }
-    val s = UnsafeExternalSorter.create(tmm, env.blockManager, env.serializerManager, ctx, noOrder,
-      PrefixComparators.LONG, 1024, tmm.pageSizeBytes(), Int.MaxValue, Long.MaxValue, false)
+    val s = SparkLineTestShim.externalSorter(ctx, env, noOrder, PrefixComparators.LONG, 1024, Int.MaxValue,
+      Long.MaxValue)
     ctx.addTaskCompletionListener[Unit](_ => s.cleanupResources())
     s
   }

@@ -30,11 +30,19 @@ import scala.runtime.BoxedUnit;
  *       {@code --jars}, {@code spark.executor.extraClassPath}): every task of a Rowmatch operator would fail with
  *       ClassNotFoundException. Logged as a WARN, since the jar may be installed on every executor.</li>
  * </ul>
+ * It also holds the Spark-line check that {@link RowmatchExtensions} runs before injecting anything: a jar built for
+ * another Spark line would fail inside tasks with NoSuchMethodError, so Rowmatch stays off with one ERROR instead.
  */
 public final class RowmatchSetupCheck extends AbstractFunction1<SparkSessionExtensions, BoxedUnit>
     implements SparkSessionExtensionsProvider {
   private static final Logger LOG = LoggerFactory.getLogger(RowmatchSetupCheck.class);
   private static final String ENTRY = RowmatchExtensions.class.getName();
+
+  /**
+   * Test-only SparkConf key (internal, declared in RowmatchConf): the Spark line this jar claims it was built for, in
+   * place of its rowmatch-build.properties, so a test can run "a jar of another line" in this JVM.
+   */
+  public static final String BUILT_FOR_LINE_OVERRIDE = "spark.rowmatch.test.builtForSparkLine";
 
   /** One finding; {@code certain}: Rowmatch is surely not doing what was asked (else: probably). */
   public record Problem(String message, boolean certain) {}
@@ -73,9 +81,41 @@ public final class RowmatchSetupCheck extends AbstractFunction1<SparkSessionExte
           + " spark.executor.extraClassPath names a Rowmatch jar" + (driverJar == null ? "" : " (the driver loaded"
           + " Rowmatch from " + driverJar + ")") + ". Unless that jar is installed on every executor, the tasks of"
           + " Rowmatch operators will fail with ClassNotFoundException: io.rowmatch... Ship it with --jars"
-          + " rowmatch-spark-<version>-shaded.jar.", false));
+          + " " + RowmatchBuild.current().shadedJarName() + ".", false));
     }
     return found;
+  }
+
+  /**
+   * Why a jar of {@code build} must not run on Spark {@code runningVersion}, or null when it may: the Spark lines
+   * differ in internal APIs the plugin calls. Names both versions and the jar to use instead.
+   */
+  public static String lineMismatch(RowmatchBuild build, String runningVersion) {
+    String running = RowmatchBuild.lineOf(runningVersion);
+    if (running.equals(build.sparkLine())) {
+      return null;
+    }
+    String instead = build.supportedLines().contains(running)
+        ? "Use " + build.forLine(running).shadedJarName() + " (built with -Pspark-" + running + ") instead."
+        : "This Rowmatch version has jars for Spark " + String.join(", ", build.supportedLines()) + " only.";
+    String against = build.sparkVersion().equals(build.sparkLine()) ? "" : ", against Spark " + build.sparkVersion();
+    return "this Rowmatch jar was built for Spark " + build.sparkLine() + " (" + build.shadedJarName() + against
+        + ") but the application runs Spark " + runningVersion + ": Rowmatch is"
+        + " OFF for this session and every query runs as vanilla Spark. " + instead;
+  }
+
+  /**
+   * Whether Rowmatch must stay off in this session because the jar was built for another Spark line; logs the one
+   * ERROR saying so. {@code conf} may be null (no override then).
+   */
+  static boolean offForThisSpark(SparkConf conf, String runningVersion) {
+    RowmatchBuild build = RowmatchBuild.current();
+    String claimed = conf == null ? null : conf.get(BUILT_FOR_LINE_OVERRIDE, null);
+    String why = lineMismatch(claimed == null ? build : build.forLine(claimed), runningVersion);
+    if (why != null) {
+      LOG.error("Rowmatch setup: {}", why);
+    }
+    return why != null;
   }
 
   private static boolean loads(String name, ClassLoader loader) {

@@ -2,6 +2,7 @@ package io.rowmatch.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -13,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class RowmatchSetupCheckTest {
   private static final ClassLoader LOADER = RowmatchSetupCheckTest.class.getClassLoader();
   private static final String ENTRY = "io.rowmatch.spark.RowmatchExtensions";
-  private static final Path DRIVER_JAR = Path.of("/opt/app/lib/rowmatch-spark-0.1.0-shaded.jar");
+  private static final Path DRIVER_JAR = Path.of("/opt/app/lib/rowmatch-spark-plugin-spark4.1_2.13-0.1.0-shaded.jar");
 
   private static SparkConf conf(String master, String extensions) {
     SparkConf conf = new SparkConf(false).set("spark.master", master);
@@ -74,5 +75,53 @@ class RowmatchSetupCheckTest {
     assertEquals(List.of(), RowmatchSetupCheck.problems(
         conf("spark://h:7077", ENTRY).set("spark.executor.extraClassPath", "/opt/a.jar:/opt/rowmatch-spark.jar"),
         LOADER, DRIVER_JAR));
+  }
+
+  private static final RowmatchBuild BUILT_FOR_41 =
+      new RowmatchBuild("4.1", "4.1.3", "2.13", "0.1.0", List.of("4.1", "4.2"));
+
+  @Test
+  void theJarKnowsTheSparkLineItWasCompiledAgainst() {
+    RowmatchBuild build = RowmatchBuild.current();
+    // The filtered resource and the Spark on the test class path (the one this module was compiled against).
+    assertEquals(RowmatchBuild.lineOf(org.apache.spark.package$.MODULE$.SPARK_VERSION()), build.sparkLine());
+    assertEquals(org.apache.spark.package$.MODULE$.SPARK_VERSION(), build.sparkVersion());
+    assertTrue(build.supportedLines().contains(build.sparkLine()), build.toString());
+    assertTrue(build.shadedJarName().matches("rowmatch-spark-plugin-spark" + build.sparkLine().replace(".", "\\.")
+        + "_2\\.13-.+-shaded\\.jar"), build.shadedJarName());
+    assertNull(RowmatchSetupCheck.lineMismatch(build, org.apache.spark.package$.MODULE$.SPARK_VERSION()));
+  }
+
+  @Test
+  void sparkLineOfAVersion() {
+    assertEquals("4.2", RowmatchBuild.lineOf("4.2.0"));
+    assertEquals("4.1", RowmatchBuild.lineOf("4.1.3"));
+    assertEquals("4.2", RowmatchBuild.lineOf("4.2.1-SNAPSHOT"));
+    assertEquals("4.10", RowmatchBuild.lineOf("4.10.0"));
+    assertEquals("5", RowmatchBuild.lineOf("5"));
+  }
+
+  @Test
+  void sameLineOtherPatchIsFine() {
+    assertNull(RowmatchSetupCheck.lineMismatch(BUILT_FOR_41, "4.1.0"));
+    assertNull(RowmatchSetupCheck.lineMismatch(BUILT_FOR_41, "4.1.9-SNAPSHOT"));
+  }
+
+  @Test
+  void otherSupportedLineNamesBothVersionsAndTheJarToUse() {
+    String message = RowmatchSetupCheck.lineMismatch(BUILT_FOR_41, "4.2.0");
+    assertTrue(message.contains("built for Spark 4.1 (rowmatch-spark-plugin-spark4.1_2.13-0.1.0-shaded.jar, against"
+        + " Spark 4.1.3)"), message);
+    assertTrue(message.contains("runs Spark 4.2.0"), message);
+    assertTrue(message.contains("Rowmatch is OFF for this session"), message);
+    assertTrue(message.contains("Use rowmatch-spark-plugin-spark4.2_2.13-0.1.0-shaded.jar (built with -Pspark-4.2)"),
+        message);
+  }
+
+  @Test
+  void unsupportedLineListsTheSupportedOnes() {
+    String message = RowmatchSetupCheck.lineMismatch(BUILT_FOR_41, "3.5.8");
+    assertTrue(message.contains("runs Spark 3.5.8") && message.contains("Rowmatch is OFF"), message);
+    assertTrue(message.contains("jars for Spark 4.1, 4.2 only"), message);
   }
 }

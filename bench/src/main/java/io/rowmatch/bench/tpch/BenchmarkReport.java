@@ -147,9 +147,10 @@ public final class BenchmarkReport {
   }
 
   private String title() {
-    return String.format(Locale.ROOT, "%s SF %s, %s, %d timed runs per query after 1 warm-up, median",
-        options.suite().title(), TpchDataset.scaleText(options.scaleFactor()), String.join(" vs ", engines().stream().map(Engine::id).toList()),
-        options.reps());
+    // The Spark version too: the runner builds for either Spark line (bench/tpch.sh --spark 4.1|4.2).
+    return String.format(Locale.ROOT, "%s SF %s on Spark %s, %s, %d timed runs per query after 1 warm-up, median",
+        options.suite().title(), TpchDataset.scaleText(options.scaleFactor()), org.apache.spark.package$.MODULE$.SPARK_VERSION(),
+        String.join(" vs ", engines().stream().map(Engine::id).toList()), options.reps());
   }
 
   public String console() {

@@ -4,7 +4,6 @@ import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 
@@ -143,6 +142,14 @@ public final class ArrowCopy {
     }
   }
 
+  /**
+   * Bytes of a bitmap (validity, or a boolean column's data) holding {@code rows} bits. Ours because Arrow renamed
+   * its helper between the versions Spark 4.1 and 4.2 ship (getValidityBufferSize, then ...FromCount).
+   */
+  public static int validityBytes(int rows) {
+    return (int) (((long) rows + 7) >>> 3);
+  }
+
   private static MalformedVectorException malformed(ValueVector v, String what) {
     return new MalformedVectorException("column '" + v.getName() + "' is malformed: " + what);
   }
@@ -150,7 +157,7 @@ public final class ArrowCopy {
   /** The by-address reads go by address: validity and data must hold every one of src's values. */
   private static void checkFixedBuffers(BaseFixedWidthVector s) {
     long n = s.getValueCount();
-    if (s.getValidityBuffer().capacity() < BitVectorHelper.getValidityBufferSize((int) n)
+    if (s.getValidityBuffer().capacity() < validityBytes((int) n)
         || s.getDataBuffer().capacity() < n * s.getTypeWidth()) {
       throw malformed(s, "buffers shorter than its " + n + " values");
     }
@@ -159,7 +166,7 @@ public final class ArrowCopy {
   /** Validity and offsets must hold every one of src's values (each value's data is checked as it is sized). */
   private static void checkVariableBuffers(BaseVariableWidthVector s) {
     long n = s.getValueCount();
-    if (s.getValidityBuffer().capacity() < BitVectorHelper.getValidityBufferSize((int) n)
+    if (s.getValidityBuffer().capacity() < validityBytes((int) n)
         || (n > 0 && s.getOffsetBuffer().capacity() < 4 * (n + 1))) {
       throw malformed(s, "buffers shorter than its " + n + " values");
     }

@@ -9,6 +9,8 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.ValueVector;
 
+import io.rowmatch.core.arrow.ArrowCopy;
+
 /**
  * Spark's partial aggregation buffer of each input row on its own, as if every row were its own group:
  * what a partial aggregate emits for the rows it no longer aggregates (see {@link PartialSkipProbe}). The
@@ -108,7 +110,7 @@ public final class PartialPassThrough {
   /** A non-null boolean column: true everywhere, or true where {@code validOf} is non-null. */
   private static void fillBits(BitVector set, int rows, ValueVector validOf) {
     set.allocateNew(rows);
-    int bytes = BitVectorHelper.getValidityBufferSize(rows);
+    int bytes = ArrowCopy.validityBytes(rows);
     set.getValidityBuffer().setOne(0, bytes);
     if (validOf == null || validOf.getNullCount() == 0) {
       set.getDataBuffer().setOne(0, bytes);

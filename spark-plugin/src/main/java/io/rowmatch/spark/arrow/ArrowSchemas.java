@@ -6,6 +6,8 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.ArrowUtils;
 
+import io.rowmatch.spark.shim.SparkLine;
+
 /**
  * Spark types to Arrow fields, always through Spark's own mapping (ArrowUtils), so that the vectors we build
  * are exactly the ones Spark's ArrowColumnVector and ArrowWriter expect.
@@ -18,6 +20,6 @@ public final class ArrowSchemas {
   }
 
   public static Field toArrow(String name, DataType type, boolean nullable, String timeZone) {
-    return ArrowUtils.toArrowField(name, type, nullable, timeZone, false);
+    return SparkLine.toArrowField(name, type, nullable, timeZone);
   }
 }

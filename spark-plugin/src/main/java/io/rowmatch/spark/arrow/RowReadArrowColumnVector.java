@@ -4,7 +4,6 @@ import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
@@ -13,6 +12,8 @@ import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.unsafe.types.UTF8String;
+
+import io.rowmatch.core.arrow.ArrowCopy;
 
 /**
  * An ArrowColumnVector for batches Spark reads row by row (ColumnarToRow before a shuffle or at a query's
@@ -51,10 +52,10 @@ public final class RowReadArrowColumnVector extends ArrowColumnVector {
     long cap = 0;
     if (k != OTHER && n > 0) {
       boolean nulls = vector.getNullCount() > 0;
-      if (nulls && vector.getValidityBuffer().capacity() < BitVectorHelper.getValidityBufferSize(n)) {
+      if (nulls && vector.getValidityBuffer().capacity() < ArrowCopy.validityBytes(n)) {
         k = OTHER; // malformed or unusual buffers: leave every check to Arrow
       } else if (k == BOOLEAN) {
-        if (vector.getDataBuffer().capacity() < BitVectorHelper.getValidityBufferSize(n)) {
+        if (vector.getDataBuffer().capacity() < ArrowCopy.validityBytes(n)) {
           k = OTHER;
         } else {
           d = vector.getDataBuffer().memoryAddress();

@@ -163,6 +163,12 @@ public final class RowmatchConf implements Serializable {
               + " 4m style), so that a few MB force every spill path; needs spark.rowmatch.test.faultsEnabled")
           .version("0.1.0").stringConf().createOptional());
 
+  public static final ConfigEntry<scala.Option<String>> TEST_BUILT_FOR_SPARK_LINE_ENTRY =
+      setting(io.rowmatch.spark.RowmatchSetupCheck.BUILT_FOR_LINE_OVERRIDE, b -> b.internal()
+          .doc("test-only: the Spark line this jar claims it was built for (e.g. 4.1), read from the SparkConf at session"
+              + " start in place of the jar's rowmatch-build.properties, to test the Spark-line check")
+          .version("0.1.0").stringConf().createOptional());
+
   /**
    * Declares a setting in Spark's SQLConf registry. If this class was loaded before in another class loader
    * of the JVM (an isolated session loader), the key is registered already: the same entry, unregistered.

@@ -44,8 +44,8 @@ class TypeSupportTest {
     t.put("decimal(38,18)", new DecimalType(38, 18));
     t.put("string", DataTypes.StringType);
     t.put("string collate UTF8_LCASE", StringType.apply("UTF8_LCASE"));
-    t.put("char(3)", new CharType(3));
-    t.put("varchar(3)", new VarcharType(3));
+    t.put("char(3)", CharType.apply(3));
+    t.put("varchar(3)", VarcharType.apply(3));
     t.put("binary", DataTypes.BinaryType);
     t.put("date", DataTypes.DateType);
     t.put("timestamp", DataTypes.TimestampType);
