@@ -11,12 +11,12 @@ import org.apache.spark.sql.execution.vectorized.Dictionary;
  * Arrow. Values are kept as the raw bits of what the vector's getter returns (floats and doubles by their raw
  * bits, so NaN payloads and -0.0 survive).
  */
-final class DictionaryNumbers {
+public final class DictionaryNumbers {
   /** What the column's getter decodes: {@link Dictionary#decodeToInt} and the like. */
-  static final int INT = 0;
-  static final int LONG = 1;
-  static final int FLOAT = 2;
-  static final int DOUBLE = 3;
+  public static final int INT = 0;
+  public static final int LONG = 1;
+  public static final int FLOAT = 2;
+  public static final int DOUBLE = 3;
 
   private final int decode;
   private Dictionary source;
@@ -24,12 +24,12 @@ final class DictionaryNumbers {
   private long[] values = new long[0];
   private boolean[] known = new boolean[0];
 
-  DictionaryNumbers(int decode) {
+  public DictionaryNumbers(int decode) {
     this.decode = decode;
   }
 
   /** Switches to d; the same dictionary behind a new per-batch wrapper keeps its decoded values. */
-  void use(Dictionary d) {
+  public void use(Dictionary d) {
     source = d;
     Object identity = SparkColumnMemory.dictionarySource(d);
     if (!identity.equals(sourceIdentity)) {
@@ -39,7 +39,7 @@ final class DictionaryNumbers {
   }
 
   /** The raw bits of id's value (an int or float widened as its bits, sign-extended for ints). */
-  long bits(int id) {
+  public long bits(int id) {
     if (id >= 0 && id < known.length && known[id]) {
       return values[id];
     }
