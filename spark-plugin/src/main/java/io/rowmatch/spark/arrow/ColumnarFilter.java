@@ -152,6 +152,10 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
     if (count == n) {
       return copied(batch);
     }
+    if ((long) count * 4 >= 3L * n) {
+      // Most rows kept: the bulk copy of whole columns and one gather cost less than reading each kept row.
+      return gather(copied(batch), count);
+    }
     StructField[] fields = sparkSchema.fields();
     FieldVector[] out = new FieldVector[fields.length];
     ColumnVector[] columnsOut = new ColumnVector[out.length];

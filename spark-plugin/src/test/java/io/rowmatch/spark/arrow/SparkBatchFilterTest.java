@@ -150,10 +150,11 @@ class SparkBatchFilterTest {
     return Literal.create(v, t);
   }
 
-  /** Conditions that keep all, none, and some rows, over most column types. */
+  /** Conditions that keep all, most, none, and some rows, over most column types. */
   private static List<Function<Function<Integer, Expression>, Expression>> conditions() {
     return List.of(
         c -> lit(true, DataTypes.BooleanType),
+        c -> new IsNotNull(c.apply(1)), // most rows kept: copied whole, then gathered
         c -> new And(new IsNotNull(c.apply(1)), new IsNotNull(c.apply(11))),
         c -> new And(new GreaterThan(c.apply(3), lit(0, DataTypes.IntegerType)),
             new LessThan(c.apply(6), lit(0.5, DataTypes.DoubleType))),
