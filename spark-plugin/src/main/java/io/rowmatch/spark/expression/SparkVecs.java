@@ -261,19 +261,21 @@ final class SparkVecs {
     WritableColumnVector ids = w.getDictionaryIds();
     int[] idArray = ids instanceof OnHeapColumnVector h ? SparkColumnMemory.ints(h) : null;
     int[] idOf = new int[n];
+    int[] starts = new int[n];
     int[] lens = new int[n];
+    int bound = 0;
     for (int i = 0; i < n; i++) {
       if (out.isValid(i)) {
         int r = sel == null ? i : sel[i];
         int id = idArray != null ? idArray[r] : ids.getDictId(r);
+        lens[i] = strings.length(id); // decodes id on first use (and rejects a negative one)
+        starts[i] = strings.start(id);
         idOf[i] = id;
-        lens[i] = strings.length(id);
+        bound = Math.max(bound, id + 1);
       }
     }
-    int[] starts = idOf; // reused: each row's id becomes its value's start in the decoded bytes
-    for (int i = 0; i < n; i++) {
-      starts[i] = out.isValid(i) ? strings.start(idOf[i]) : 0;
-    }
+    out.dictIds = idOf; // a null row's id is 0, which the readers of dictIds skip by validity
+    out.dictBound = bound;
     out.data = strings.bytes();
     out.starts = starts;
     out.lens = lens;
