@@ -21,8 +21,8 @@ import org.apache.spark.unsafe.Platform;
  * Copies one Spark column vector into one Arrow vector, batch after batch (the Arrow vector is reused).
  * The vectorized Parquet/ORC readers' OnHeap/OffHeapColumnVectors without a dictionary are copied in bulk
  * from their storage: one memory copy per fixed-width column, one per string value, nulls packed into a
- * bitmap. Dictionary-encoded strings are decoded once per dictionary entry ({@link DictionaryStrings}). Any
- * other column vector (other dictionary-encoded types, constant, Arrow, nested types, decimals of more than
+ * bitmap. Dictionary-encoded strings and numbers are decoded once per dictionary entry ({@link DictionaryStrings},
+ * {@link DictionaryNumbers}). Any other column vector (constant, Arrow, nested types, decimals of more than
  * 18 digits) is copied value by value through the ColumnVector API, which is exact for every type.
  */
 final class ColumnVectorCopy {
@@ -33,6 +33,8 @@ final class ColumnVectorCopy {
   private ArrowFieldWriter nested;
   // Strings of the dictionary last seen, decoded once per id: Parquet's decodeToBinary copies each value.
   private final DictionaryStrings dictionaryStrings = new DictionaryStrings();
+  // Numbers of the dictionary last seen, decoded once per id (null until a dictionary-encoded batch comes).
+  private DictionaryNumbers dictionaryNumbers;
 
   // The Spark storage of the batch being copied: (base object, offset) as Platform reads it; a null base
   // with an absolute address for off-heap vectors, an array with its base offset for on-heap ones.
@@ -79,6 +81,9 @@ final class ColumnVectorCopy {
       copyVarDictionary(w, n);
     } else if (kind == SparkArrowKind.VAR) {
       copyVarByValue(src, n);
+    } else if (dictionaryNumbers(src)) {
+      prepareFixed(n);
+      copyFixedDictionary((WritableColumnVector) src, n);
     } else {
       prepareFixed(n);
       copyFixedByValue(src, n);
@@ -144,6 +149,77 @@ final class ColumnVectorCopy {
       return true;
     }
     return false;
+  }
+
+  /**
+   * Whether src is a reader's dictionary-encoded vector of numbers read through its int/long/float/double
+   * getter (as copyFixedByValue would), so each dictionary entry can be decoded once; points the null fields at
+   * its null bytes.
+   */
+  private boolean dictionaryNumbers(ColumnVector src) {
+    if (!SparkColumnMemory.AVAILABLE || !(src instanceof WritableColumnVector w) || !w.hasDictionary()) {
+      return false;
+    }
+    if (src instanceof OnHeapColumnVector v) {
+      nullsBase = SparkColumnMemory.nulls(v);
+      nullsAt = Platform.BYTE_ARRAY_OFFSET;
+    } else if (src instanceof OffHeapColumnVector v) {
+      nullsBase = null;
+      nullsAt = SparkColumnMemory.nulls(v);
+    } else {
+      return false;
+    }
+    int decode;
+    switch (kind) {
+      case SparkArrowKind.BYTE, SparkArrowKind.SHORT, SparkArrowKind.INT -> decode = DictionaryNumbers.INT;
+      case SparkArrowKind.LONG -> decode = DictionaryNumbers.LONG;
+      case SparkArrowKind.FLOAT -> decode = DictionaryNumbers.FLOAT;
+      case SparkArrowKind.DOUBLE -> decode = DictionaryNumbers.DOUBLE;
+      case SparkArrowKind.DECIMAL_LONG -> {
+        // Only where getDecimal reads the unscaled int/long getter back (the column's own precision and scale).
+        if (!(src.dataType() instanceof DecimalType t && t.precision() == precision && t.scale() == scale)) {
+          return false;
+        }
+        decode = precision <= SparkArrowKind.MAX_INT_DIGITS ? DictionaryNumbers.INT : DictionaryNumbers.LONG;
+      }
+      default -> {
+        return false;
+      }
+    }
+    if (dictionaryNumbers == null) {
+      dictionaryNumbers = new DictionaryNumbers(decode);
+    }
+    return true;
+  }
+
+  /** A dictionary-encoded vector of numbers: each entry decoded once per dictionary, then stored per row. */
+  private void copyFixedDictionary(WritableColumnVector w, int n) {
+    DictionaryNumbers values = dictionaryNumbers;
+    values.use(SparkColumnMemory.dictionary(w));
+    copyValidityBulk(w, n);
+    if (w.isAllNull()) {
+      return;
+    }
+    boolean anyNull = w.hasNull();
+    WritableColumnVector ids = w.getDictionaryIds();
+    int[] idArray = ids instanceof OnHeapColumnVector h ? SparkColumnMemory.ints(h) : null;
+    long to = dst.getDataBufferAddress();
+    for (int i = 0; i < n; i++) {
+      if (anyNull && Platform.getByte(nullsBase, nullsAt + i) != 0) {
+        continue; // the id under a null is whatever the reader left there
+      }
+      long v = values.bits(idArray != null ? idArray[i] : ids.getDictId(i));
+      switch (kind) {
+        case SparkArrowKind.BYTE -> MemoryUtil.putByte(to + i, (byte) v);
+        case SparkArrowKind.SHORT -> MemoryUtil.putShort(to + 2L * i, (short) v);
+        case SparkArrowKind.INT, SparkArrowKind.FLOAT -> MemoryUtil.putInt(to + 4L * i, (int) v);
+        case SparkArrowKind.LONG, SparkArrowKind.DOUBLE -> MemoryUtil.putLong(to + 8L * i, v);
+        default -> { // DECIMAL_LONG: the unscaled value, sign-extended to 128 bits
+          MemoryUtil.putLong(to + 16L * i, v);
+          MemoryUtil.putLong(to + 16L * i + 8, v >> 63);
+        }
+      }
+    }
   }
 
   private void onHeap(Object array, long baseOffset) {

@@ -7,6 +7,8 @@ import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.spark.TaskContext;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
@@ -29,24 +31,51 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
   private FieldVector[] held = new FieldVector[0];
   private int[] rows = new int[0];
   private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
+  /** For Spark's own (non-Arrow) batches: their schema, time zone and copy into Arrow; null otherwise. */
+  private final StructType sparkSchema;
+  private final String timeZone;
+  private ColumnarToArrowBatches toArrow;
+  private ColumnarBatch pending;
 
   private ColumnarFilter(Iterator<ColumnarBatch> input, ColumnarExpressions conjuncts, BufferAllocator allocator,
-      long memoryLimit) {
+      long memoryLimit, StructType sparkSchema, String timeZone) {
     this.input = input;
     this.conjuncts = conjuncts;
     this.allocator = allocator;
     this.memoryLimit = memoryLimit;
+    this.sparkSchema = sparkSchema;
+    this.timeZone = timeZone;
   }
 
   public static Iterator<ColumnarBatch> run(Iterator<ColumnarBatch> input, ColumnarExpressions conjuncts,
       ArrowSettings settings, TaskContext task) {
     return TaskArrowMemory.open(task, settings.memoryLimit,
-        allocator -> new ColumnarFilter(input, conjuncts, allocator, settings.memoryLimit));
+        allocator -> new ColumnarFilter(input, conjuncts, allocator, settings.memoryLimit, null, null));
+  }
+
+  /**
+   * The filter fused with the copy into Arrow before it (RowmatchToArrow over a vectorized scan): the conjuncts
+   * read Spark's column vectors directly (the columns they reference, the rows still undecided), and only the
+   * rows kept are copied into Arrow, so the columns only the filter reads and the rows it drops are never
+   * copied. A batch whose rows all pass is copied whole, as RowmatchToArrow would; Arrow batches are filtered as
+   * by {@link #run}.
+   */
+  public static Iterator<ColumnarBatch> runOverSpark(Iterator<ColumnarBatch> input, ColumnarExpressions conjuncts,
+      StructType schema, ArrowSettings settings, TaskContext task) {
+    return TaskArrowMemory.open(task, settings.memoryLimit,
+        allocator -> new ColumnarFilter(input, conjuncts, allocator, settings.memoryLimit, schema,
+            settings.timeZone));
   }
 
   /** For tests: a filter drawing from the given allocator. */
   static ColumnarFilter over(Iterator<ColumnarBatch> input, ColumnarExpressions conjuncts, BufferAllocator allocator) {
-    return new ColumnarFilter(input, conjuncts, allocator, Long.MAX_VALUE);
+    return new ColumnarFilter(input, conjuncts, allocator, Long.MAX_VALUE, null, null);
+  }
+
+  /** For tests: the fused filter over Spark batches of the schema, drawing from the given allocator. */
+  static ColumnarFilter overSpark(Iterator<ColumnarBatch> input, ColumnarExpressions conjuncts, StructType schema,
+      BufferAllocator allocator) {
+    return new ColumnarFilter(input, conjuncts, allocator, Long.MAX_VALUE, schema, "UTC");
   }
 
   @Override
@@ -62,14 +91,26 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
   public ColumnarBatch next() {
     ColumnarBatch batch = input.next();
     release();
+    if (sparkSchema != null && !ColumnarToArrowBatches.isArrow(batch)) {
+      Object spark = conjuncts.openSpark(batch);
+      if (spark != null) {
+        return fromSpark(batch, spark);
+      }
+      batch = copied(batch); // a column of another type than planned: into Arrow first, as RowmatchToArrow
+    }
     int n = batch.numRows();
-    long[] keep = conjuncts.select(conjuncts.open(batch));
+    int count = keptRows(conjuncts.select(conjuncts.open(batch)));
+    if (count == n) {
+      return batch;
+    }
+    return gather(batch, count);
+  }
+
+  /** The rows set in keep into {@link #rows}; their count. */
+  private int keptRows(long[] keep) {
     int count = 0;
     for (long w : keep) {
       count += Long.bitCount(w);
-    }
-    if (count == n) {
-      return batch;
     }
     if (rows.length < count) {
       rows = new int[count];
@@ -80,7 +121,59 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
         rows[k++] = (w << 6) + Long.numberOfTrailingZeros(m);
       }
     }
-    return gather(batch, count);
+    return count;
+  }
+
+  /** The whole Spark batch copied into the reused Arrow vectors (valid until the next batch). */
+  private ColumnarBatch copied(ColumnarBatch batch) {
+    if (toArrow == null) {
+      Iterator<ColumnarBatch> one = new Iterator<>() {
+        @Override
+        public boolean hasNext() {
+          return pending != null;
+        }
+
+        @Override
+        public ColumnarBatch next() {
+          ColumnarBatch b = pending;
+          pending = null;
+          return b;
+        }
+      };
+      toArrow = new ColumnarToArrowBatches(one, sparkSchema, timeZone, allocator, memoryLimit);
+    }
+    pending = batch;
+    return toArrow.next();
+  }
+
+  private ColumnarBatch fromSpark(ColumnarBatch batch, Object spark) {
+    int n = batch.numRows();
+    int count = keptRows(conjuncts.select(spark));
+    if (count == n) {
+      return copied(batch);
+    }
+    if ((long) count * 4 >= 3L * n) {
+      // Most rows kept: the bulk copy of whole columns and one gather cost less than reading each kept row.
+      return gather(copied(batch), count);
+    }
+    StructField[] fields = sparkSchema.fields();
+    FieldVector[] out = new FieldVector[fields.length];
+    ColumnVector[] columnsOut = new ColumnVector[out.length];
+    try {
+      for (int c = 0; c < out.length; c++) {
+        out[c] = conjuncts.selectedColumn(spark, c, rows, count, fields[c].name(), fields[c].nullable(), timeZone,
+            allocator);
+        columnsOut[c] = new RowReadArrowColumnVector(out[c]);
+      }
+    } catch (OutOfMemoryException e) {
+      closeAll(out);
+      throw TaskArrowMemory.outOfMemory("RowmatchFilter", memoryLimit, e);
+    } catch (RuntimeException | Error e) {
+      closeAll(out);
+      throw e;
+    }
+    held = out;
+    return new ColumnarBatch(columnsOut, count);
   }
 
   private ColumnarBatch gather(ColumnarBatch batch, int count) {
@@ -128,5 +221,8 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
   @Override
   public void close() {
     release();
+    if (toArrow != null) {
+      toArrow.close();
+    }
   }
 }

@@ -12,7 +12,7 @@ import org.apache.spark.unsafe.Platform;
  * bytes with one 8-byte move per value of up to 8 bytes (a few for longer ones) instead of a byte[] lookup
  * and a memory-copy call per row: short dictionary strings (codes, flags, country names) are the common case.
  */
-final class DictionaryStrings {
+public final class DictionaryStrings {
   /** Spare bytes after the last value here, and what a destination must hold past its last value. */
   static final int SLACK = 8;
   /** Longer values go through one memory copy instead of a loop of words. */
@@ -29,7 +29,7 @@ final class DictionaryStrings {
    * Switches to d, forgetting the values of an earlier dictionary (a new column chunk has its own); the same
    * dictionary behind a new per-batch wrapper keeps them ({@link SparkColumnMemory#dictionarySource}).
    */
-  void use(Dictionary d) {
+  public void use(Dictionary d) {
     source = d;
     Object identity = SparkColumnMemory.dictionarySource(d);
     if (!identity.equals(sourceIdentity)) {
@@ -40,11 +40,24 @@ final class DictionaryStrings {
   }
 
   /** The byte length of the value of id, decoding it on first use. */
-  int length(int id) {
+  public int length(int id) {
     if (id < 0 || id >= start.length || start[id] < 0) {
       decode(id);
     }
     return length[id];
+  }
+
+  /** Where the value of id (decoded already by {@link #length}) starts in {@link #bytes}. */
+  public int start(int id) {
+    return start[id];
+  }
+
+  /**
+   * The decoded values back to back, at least {@link #SLACK} bytes after the last: a new array when a decode
+   * grew it, so take it after the {@link #length} calls of a batch.
+   */
+  public byte[] bytes() {
+    return bytes;
   }
 
   /**

@@ -16,8 +16,8 @@ import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
  * that a whole column is copied in bulk rather than value by value. If this Spark build lays its vectors out
  * differently, {@link #AVAILABLE} is false and callers take the per-value path.
  */
-final class SparkColumnMemory {
-  static final boolean AVAILABLE;
+public final class SparkColumnMemory {
+  public static final boolean AVAILABLE;
   private static final VarHandle ON_NULLS;
   private static final VarHandle ON_BYTES;
   private static final VarHandle ON_SHORTS;
@@ -79,39 +79,39 @@ final class SparkColumnMemory {
 
   private SparkColumnMemory() {}
 
-  static byte[] nulls(OnHeapColumnVector v) {
+  public static byte[] nulls(OnHeapColumnVector v) {
     return (byte[]) ON_NULLS.get(v);
   }
 
-  static byte[] bytes(OnHeapColumnVector v) {
+  public static byte[] bytes(OnHeapColumnVector v) {
     return (byte[]) ON_BYTES.get(v);
   }
 
-  static short[] shorts(OnHeapColumnVector v) {
+  public static short[] shorts(OnHeapColumnVector v) {
     return (short[]) ON_SHORTS.get(v);
   }
 
-  static int[] ints(OnHeapColumnVector v) {
+  public static int[] ints(OnHeapColumnVector v) {
     return (int[]) ON_INTS.get(v);
   }
 
-  static long[] longs(OnHeapColumnVector v) {
+  public static long[] longs(OnHeapColumnVector v) {
     return (long[]) ON_LONGS.get(v);
   }
 
-  static float[] floats(OnHeapColumnVector v) {
+  public static float[] floats(OnHeapColumnVector v) {
     return (float[]) ON_FLOATS.get(v);
   }
 
-  static double[] doubles(OnHeapColumnVector v) {
+  public static double[] doubles(OnHeapColumnVector v) {
     return (double[]) ON_DOUBLES.get(v);
   }
 
-  static int[] lengths(OnHeapColumnVector v) {
+  public static int[] lengths(OnHeapColumnVector v) {
     return (int[]) ON_LENGTHS.get(v);
   }
 
-  static int[] offsets(OnHeapColumnVector v) {
+  public static int[] offsets(OnHeapColumnVector v) {
     return (int[]) ON_OFFSETS.get(v);
   }
 
@@ -131,7 +131,7 @@ final class SparkColumnMemory {
     return (long) OFF_OFFSETS.get(v);
   }
 
-  static Dictionary dictionary(WritableColumnVector v) {
+  public static Dictionary dictionary(WritableColumnVector v) {
     return (Dictionary) DICTIONARY.get(v);
   }
 

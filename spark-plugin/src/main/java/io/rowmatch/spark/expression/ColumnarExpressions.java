@@ -23,6 +23,8 @@ public final class ColumnarExpressions {
   /** For each expression, the input ordinal it only reads (a column passed through as is), or -1. */
   private final int[] passThrough;
   private final DataType[] inputTypes;
+  /** Per input column, its reader of Spark's own column vectors (made on first use; dictionary caches). */
+  private SparkVecs[] sparkReaders;
 
   private ColumnarExpressions(Kernel[] kernels, int[] passThrough, DataType[] inputTypes) {
     this.kernels = kernels;
@@ -134,6 +136,55 @@ public final class ColumnarExpressions {
       }
     }
     return active;
+  }
+
+  /** Whether every one of these columns can be evaluated from Spark's own column vectors ({@link #openSpark}). */
+  public static boolean readsSparkColumns(Seq<Attribute> input) {
+    for (Attribute a : CollectionConverters.asJava(input)) {
+      if (!SparkVecs.readable(a.dataType())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * A Spark batch that is not Arrow (a vectorized scan's), its columns read straight from Spark's vectors, or
+   * null when a column's type is not the planned one (the caller copies the batch into Arrow instead).
+   */
+  public Object openSpark(ColumnarBatch batch) {
+    if (batch.numCols() != inputTypes.length) {
+      return null;
+    }
+    if (sparkReaders == null) {
+      SparkVecs[] readers = new SparkVecs[inputTypes.length];
+      for (int c = 0; c < inputTypes.length; c++) {
+        if (!SparkVecs.readable(inputTypes[c])) {
+          return null;
+        }
+        readers[c] = new SparkVecs(inputTypes[c]);
+      }
+      sparkReaders = readers;
+    }
+    org.apache.spark.sql.vectorized.ColumnVector[] columns =
+        new org.apache.spark.sql.vectorized.ColumnVector[inputTypes.length];
+    for (int c = 0; c < columns.length; c++) {
+      columns[c] = batch.column(c);
+      if (columns[c] instanceof ArrowColumnVector || !columns[c].dataType().sameType(inputTypes[c])) {
+        return null;
+      }
+    }
+    return new EvalBatch(columns, sparkReaders, inputTypes, batch.numRows());
+  }
+
+  /**
+   * Input column c at rows {@code rows[0..count)} of the batch (ascending), as a new Arrow vector from
+   * {@code allocator}: a filter's output over a batch it read with {@link #openSpark}.
+   */
+  public org.apache.arrow.vector.FieldVector selectedColumn(Object batch, int c, int[] rows, int count, String name,
+      boolean nullable, String timeZone, org.apache.arrow.memory.BufferAllocator allocator) {
+    Vec v = ((EvalBatch) batch).columnAt(c, rows, count);
+    return ArrowVecs.write(v, name, nullable, timeZone, allocator);
   }
 
   /** Expression i over the batch, as a new Arrow vector from {@code allocator}. */

@@ -20,6 +20,22 @@ final class EvalBatch {
   /** The root's row of each row (null for a root). */
   private final int[] rootRows;
   private final Vec[] read;
+  /** A Spark batch's own (non-Arrow) columns, read by {@link #readers}; null for Arrow columns. */
+  private final org.apache.spark.sql.vectorized.ColumnVector[] spark;
+  private final SparkVecs[] readers;
+
+  /** A Spark batch's columns (a vectorized scan's), read straight into Vecs by the per-column readers. */
+  EvalBatch(org.apache.spark.sql.vectorized.ColumnVector[] spark, SparkVecs[] readers, DataType[] types, int rows) {
+    this.columns = null;
+    this.types = types;
+    this.rows = rows;
+    this.rowsOf = null;
+    this.root = this;
+    this.rootRows = null;
+    this.read = new Vec[spark.length];
+    this.spark = spark;
+    this.readers = readers;
+  }
 
   EvalBatch(ValueVector[] columns, DataType[] types, int rows) {
     this(columns, types, null, rows);
@@ -33,6 +49,8 @@ final class EvalBatch {
     this.root = this;
     this.rootRows = null;
     this.read = new Vec[columns.length];
+    this.spark = null;
+    this.readers = null;
   }
 
   private EvalBatch(EvalBatch root, int[] rootRows) {
@@ -42,7 +60,9 @@ final class EvalBatch {
     this.rowsOf = root.rowsOf;
     this.root = root;
     this.rootRows = rootRows;
-    this.read = new Vec[columns.length];
+    this.read = new Vec[root.read.length];
+    this.spark = root.spark;
+    this.readers = root.readers;
   }
 
   /** Column c's Arrow rows for this batch's rows, or null when they are 0..rows. */
@@ -69,7 +89,8 @@ final class EvalBatch {
         v = root.read[ordinal].gather(rootRows, rows);
       } else {
         int[] sel = arrowRows(ordinal);
-        v = sel == null ? ArrowVecs.read(columns[ordinal], types[ordinal], rows)
+        v = spark != null ? readers[ordinal].read(spark[ordinal], sel, rows)
+            : sel == null ? ArrowVecs.read(columns[ordinal], types[ordinal], rows)
             : ArrowVecs.readSelected(columns[ordinal], types[ordinal], sel, rows);
       }
       read[ordinal] = v;
@@ -87,7 +108,21 @@ final class EvalBatch {
       long[] all = root.read[ordinal].valid;
       return all == null ? null : Vec.gatherBits(all, rootRows, rows);
     }
+    if (spark != null) {
+      return readers[ordinal].validity(spark[ordinal], arrowRows(ordinal), rows);
+    }
     return ArrowVecs.readValidity(columns[ordinal], arrowRows(ordinal), rows);
+  }
+
+  /** Rows {@code sel[0..n)} of a root's column c, from what a kernel read already or from the source. */
+  Vec columnAt(int c, int[] sel, int n) {
+    if (read[c] != null) {
+      return read[c].gather(sel, n);
+    }
+    if (spark != null) {
+      return readers[c].read(spark[c], sel, n);
+    }
+    return ArrowVecs.readSelected(columns[c], types[c], sel, n);
   }
 
   /** The batch of rows {@code rowsOfThis[0..count)} of this one (indices into this batch, ascending). */

@@ -40,6 +40,10 @@ final class ShortStrings {
 
   /** Sets bit i of {@code bits} for the rows 0..n of {@code a} equal to some item. */
   void matchInto(Vec a, int n, long[] bits) {
+    if (a.dictIds != null) {
+      matchDictionary(a, n, bits);
+      return;
+    }
     byte[] data = a.data;
     int[] starts = a.starts;
     int[] alens = a.lens;
@@ -66,5 +70,42 @@ final class ShortStrings {
       }
       bits[w] = word;
     }
+  }
+
+  /**
+   * Strings of a dictionary-encoded column: each entry matched once (the first row holding it), then every row by
+   * its id; null rows are left 0 (a value under a null is unspecified).
+   */
+  private void matchDictionary(Vec a, int n, long[] bits) {
+    byte[] memo = new byte[a.dictBound]; // 0: not seen, 1: no item, 2: an item
+    int[] ids = a.dictIds;
+    long[] valid = a.valid;
+    for (int w = 0, base = 0; base < n; w++, base += 64) {
+      int end = Math.min(64, n - base);
+      long word = 0;
+      for (int k = 0; k < end; k++) {
+        int i = base + k;
+        if (valid != null && (valid[i >>> 6] & (1L << i)) == 0) {
+          continue;
+        }
+        int id = ids[i];
+        byte m = memo[id];
+        if (m == 0) {
+          m = matches(a.data, a.starts[i], a.lens[i]) ? (byte) 2 : (byte) 1;
+          memo[id] = m;
+        }
+        word |= (m == 2 ? 1L : 0L) << k;
+      }
+      bits[w] = word;
+    }
+  }
+
+  private boolean matches(byte[] data, int s, int len) {
+    for (int j = 0; j < lens.length; j++) {
+      if (lens[j] == len && CompareKernels.bytesEqual(data, s, items[j], 0, len)) {
+        return true;
+      }
+    }
+    return false;
   }
 }

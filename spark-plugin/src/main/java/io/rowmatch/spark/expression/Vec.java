@@ -54,6 +54,12 @@ final class Vec {
   byte[] data;
   int[] starts;
   int[] lens;
+  /**
+   * For strings read from a dictionary-encoded column: each row's dictionary id (rows of one id hold the same
+   * value), ids below {@link #dictBound}; null otherwise. Lets a comparison with literals decide once per entry.
+   */
+  int[] dictIds;
+  int dictBound;
 
   Vec(DataType type, int rows) {
     this.type = type;
@@ -178,6 +184,13 @@ final class Vec {
         for (int i = 0; i < n; i++) {
           out.starts[i] = starts[sel[i]];
           out.lens[i] = lens[sel[i]];
+        }
+        if (dictIds != null) {
+          out.dictIds = new int[n];
+          for (int i = 0; i < n; i++) {
+            out.dictIds[i] = dictIds[sel[i]];
+          }
+          out.dictBound = dictBound;
         }
       }
       case NULL -> out.valid = new long[words(n)];

@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeSet, 
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.{FilterExec, SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.types.{StructField, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import io.rowmatch.spark.expression.ColumnarExpressions
@@ -47,14 +48,35 @@ case class RowmatchFilterExec(condition: Expression, child: SparkPlan, settings:
     val s = settings
     val rows = longMetric("numOutputRows")
     val filterTime = longMetric("filterTime")
-    child.executeColumnar().mapPartitions { batches =>
-      val conjuncts = ColumnarExpressions.compile(steps, input)
-      val time = new OperatorTime
-      val filtered = ColumnarFilter.run(time.input(batches.asJava), conjuncts, s, TaskContext.get())
-      time.own(filtered, filterTime).asScala.map { b =>
-        rows += b.numRows()
-        b
-      }
+    child match {
+      case t: RowmatchToArrowExec if RowmatchFilterExec.fusesWith(t) =>
+        // Over a vectorized scan: filter Spark's batches and copy only the kept rows into Arrow (ColumnarFilter).
+        // The transition's own metrics count the rows and batches that went into Arrow here.
+        val schema = StructType(t.child.output.map(a => StructField(a.name, a.dataType, a.nullable)))
+        val copiedRows = t.longMetric("numOutputRows")
+        val copiedBatches = t.longMetric("numOutputBatches")
+        t.child.executeColumnar().mapPartitions { batches =>
+          val conjuncts = ColumnarExpressions.compile(steps, input)
+          val time = new OperatorTime
+          val filtered = ColumnarFilter.runOverSpark(time.input(batches.asJava), conjuncts, schema, s,
+            TaskContext.get())
+          time.own(filtered, filterTime).asScala.map { b =>
+            rows += b.numRows()
+            copiedRows += b.numRows()
+            copiedBatches += 1
+            b
+          }
+        }
+      case _ =>
+        child.executeColumnar().mapPartitions { batches =>
+          val conjuncts = ColumnarExpressions.compile(steps, input)
+          val time = new OperatorTime
+          val filtered = ColumnarFilter.run(time.input(batches.asJava), conjuncts, s, TaskContext.get())
+          time.own(filtered, filterTime).asScala.map { b =>
+            rows += b.numRows()
+            b
+          }
+        }
     }
   }
 
@@ -87,6 +109,14 @@ object RowmatchFilterExec extends PredicateHelper {
     }
     ordered ++ notNullPreds.zipWithIndex.collect { case (n, i) if !generated(i) => n }
   }
+
+  /**
+   * Whether the filter runs fused with the RowmatchToArrow below it: a vectorized scan's batches (columnar, not
+   * Arrow) and every column of a type the kernels read from Spark's vectors.
+   */
+  def fusesWith(t: RowmatchToArrowExec): Boolean =
+    t.child.supportsColumnar && !t.child.isInstanceOf[ArrowBatchProducer] &&
+      ColumnarExpressions.readsSparkColumns(t.child.output)
 
   /** Why the condition is not evaluated columnar over this input, or None. */
   def unsupported(condition: Expression, input: Seq[Attribute]): Option[String] =

@@ -307,6 +307,105 @@ class ColumnarToArrowBatchesTest {
     }
   }
 
+  /** A Parquet column chunk's dictionary of numbers: id i decodes to a value of the salt; decodes[0] counts calls. */
+  private static org.apache.parquet.column.Dictionary parquetNumbers(int[] decodes, int salt) {
+    return new org.apache.parquet.column.Dictionary(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY) {
+      @Override
+      public int getMaxId() {
+        return 7;
+      }
+
+      @Override
+      public int decodeToInt(int id) {
+        decodes[0]++;
+        return id == 7 ? -99_999 + salt : id * 1000 - 7 + salt; // the extremes fit decimal(5, _) and (18, _)
+      }
+
+      @Override
+      public long decodeToLong(int id) {
+        decodes[0]++;
+        return id == 7 ? -999_999_999_999_999_999L + salt : id * -3_000_000_000L + salt;
+      }
+
+      @Override
+      public float decodeToFloat(int id) {
+        decodes[0]++;
+        return id == 0 ? -0.0f : id == 1 ? Float.intBitsToFloat(0x7fc00123) : id + salt;
+      }
+
+      @Override
+      public double decodeToDouble(int id) {
+        decodes[0]++;
+        return id == 0 ? -0.0 : id == 1 ? Double.longBitsToDouble(0x7ff8000000000abcL) : id * 0.5 + salt;
+      }
+    };
+  }
+
+  @Test
+  void dictionaryEncodedNumbersOfEveryKindEqualTheirGettersAndAreDecodedOncePerChunk() {
+    // Every fixed-width kind a reader keeps dictionary-encoded, on and off heap: batches 1 and 2 share chunk A's
+    // dictionary behind two ParquetDictionary wrappers, batch 3 starts chunk B (same ids, other values).
+    StructType schema = new StructType().add("b", DataTypes.ByteType).add("sh", DataTypes.ShortType)
+        .add("i", DataTypes.IntegerType).add("dt", DataTypes.DateType).add("l", DataTypes.LongType)
+        .add("ts", DataTypes.TimestampType).add("f", DataTypes.FloatType).add("d", DataTypes.DoubleType)
+        .add("dec5", DataTypes.createDecimalType(5, 2)).add("dec18", DataTypes.createDecimalType(18, 3));
+    for (boolean offHeap : new boolean[] {false, true}) {
+      int[] decodes = new int[1];
+      org.apache.parquet.column.Dictionary chunkA = parquetNumbers(decodes, 0);
+      org.apache.parquet.column.Dictionary chunkB = parquetNumbers(decodes, 11);
+      org.apache.parquet.column.Dictionary[] chunks = {chunkA, chunkA, chunkB};
+      int n = 65;
+      WritableColumnVector[] vectors = offHeap ? OffHeapColumnVector.allocateColumns(n, schema)
+          : OnHeapColumnVector.allocateColumns(n, schema);
+      ColumnarBatch batch = new ColumnarBatch(vectors, n);
+      java.util.function.IntConsumer fill = chunk -> {
+        for (WritableColumnVector v : vectors) {
+          v.reset();
+          v.setDictionary(new org.apache.spark.sql.execution.datasources.parquet.ParquetDictionary(chunks[chunk],
+              false));
+          WritableColumnVector ids = v.reserveDictionaryIds(n);
+          for (int i = 0; i < n; i++) {
+            // every entry, out of order; under a null an id out of the dictionary's range (never decoded)
+            ids.putInt(i, i % 11 == 5 ? 1_000_000 : (i * 3 + chunk) % 8);
+            if (i % 11 == 5) {
+              v.putNull(i);
+            }
+          }
+        }
+      };
+      // The oracle: Spark's own getters on the same vectors, row by row.
+      List<InternalRow> rows = new ArrayList<>();
+      for (int chunk = 0; chunk < chunks.length; chunk++) {
+        fill.accept(chunk);
+        for (int i = 0; i < n; i++) {
+          rows.add(batch.getRow(i).copy());
+        }
+      }
+      decodes[0] = 0;
+      Iterator<ColumnarBatch> threeBatches = new Iterator<>() {
+        private int next;
+
+        @Override
+        public boolean hasNext() {
+          return next < chunks.length;
+        }
+
+        @Override
+        public ColumnarBatch next() {
+          fill.accept(next++);
+          return batch;
+        }
+      };
+      try {
+        assertEquals(3, assertConverted(schema, rows, n, threeBatches));
+        // 10 columns x 8 entries x 2 chunks: chunk A's second wrapper decodes nothing anew
+        assertEquals(160, decodes[0], (offHeap ? "off" : "on") + "-heap: each entry decoded once per chunk");
+      } finally {
+        batch.close();
+      }
+    }
+  }
+
   @Test
   void arrowBatchesPassThroughUntouched() {
     StructType schema = new StructType().add("x", DataTypes.LongType);

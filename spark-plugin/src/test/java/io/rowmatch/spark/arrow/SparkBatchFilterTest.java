@@ -1,0 +1,292 @@
+package io.rowmatch.spark.arrow;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.function.Function;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.And;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.BoundReference;
+import org.apache.spark.sql.catalyst.expressions.EqualTo;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.GreaterThan;
+import org.apache.spark.sql.catalyst.expressions.GreaterThanOrEqual;
+import org.apache.spark.sql.catalyst.expressions.In;
+import org.apache.spark.sql.catalyst.expressions.IsNotNull;
+import org.apache.spark.sql.catalyst.expressions.LessThan;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.catalyst.expressions.Or;
+import org.apache.spark.sql.catalyst.expressions.Predicate;
+import org.apache.spark.sql.execution.RowToColumnConverter;
+import org.apache.spark.sql.execution.datasources.parquet.ParquetDictionary;
+import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.types.UTF8String;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import scala.jdk.javaapi.CollectionConverters;
+
+import io.rowmatch.spark.expression.ColumnarExpressions;
+
+/**
+ * The filter fused with the copy into Arrow (ColumnarFilter over Spark's own batches): differential against
+ * Spark's interpreted predicate on the same rows (as the vectors' own getters give them), over on-heap,
+ * off-heap and dictionary-encoded vectors reused batch after batch, with conditions that keep every row, none
+ * and some; every kept row must come out with every column's value as it was, and nothing may leak.
+ */
+class SparkBatchFilterTest {
+  private final BufferAllocator allocator = new RootAllocator();
+
+  @AfterEach
+  void closeAllocator() {
+    allocator.close(); // fails on a leak
+  }
+
+  /** The atomic columns of every type the scan can give (RandomSparkRows' c0..c16). */
+  private static StructType atomic() {
+    StructType all = RandomSparkRows.everyType(false);
+    StructType s = new StructType();
+    for (int i = 0; i <= 16; i++) {
+      s = s.add(all.fields()[i]);
+    }
+    return s;
+  }
+
+  /** A value rendered exactly (raw bits for floats, hex for binary) for comparing rows. */
+  private static String render(InternalRow row, StructType schema) {
+    StringBuilder sb = new StringBuilder();
+    for (int c = 0; c < schema.fields().length; c++) {
+      DataType t = schema.fields()[c].dataType();
+      if (row.isNullAt(c)) {
+        sb.append("null");
+      } else if (t.sameType(DataTypes.FloatType)) {
+        sb.append(Integer.toHexString(Float.floatToRawIntBits(row.getFloat(c))));
+      } else if (t.sameType(DataTypes.DoubleType)) {
+        sb.append(Long.toHexString(Double.doubleToRawLongBits(row.getDouble(c))));
+      } else if (t.sameType(DataTypes.BinaryType)) {
+        sb.append(HexFormat.of().formatHex(row.getBinary(c)));
+      } else {
+        sb.append(row.get(c, t));
+      }
+      sb.append('|');
+    }
+    return sb.toString();
+  }
+
+  /**
+   * Fills the reused vectors for batch k (returns its row count) and checks the fused filter against Spark's
+   * predicate over batches 0..count.
+   */
+  private void assertFiltered(StructType schema, WritableColumnVector[] vectors, int batches,
+      java.util.function.IntUnaryOperator fill, Function<Function<Integer, Expression>, Expression> condition) {
+    List<Attribute> input = new ArrayList<>();
+    for (StructField f : schema.fields()) {
+      input.add(new AttributeReference(f.name(), f.dataType(), true, Metadata.empty(), NamedExpression.newExprId(),
+          CollectionConverters.asScala(List.<String>of()).toSeq()));
+    }
+    Expression ours = condition.apply(input::get);
+    Expression bound = condition.apply(c -> new BoundReference(c, schema.fields()[c].dataType(), true));
+    org.apache.spark.sql.catalyst.expressions.InterpretedPredicate spark = Predicate.createInterpreted(bound);
+    ColumnarBatch batch = new ColumnarBatch(vectors);
+    List<String> expected = new ArrayList<>();
+    for (int k = 0; k < batches; k++) {
+      int n = fill.applyAsInt(k);
+      batch.setNumRows(n);
+      for (int i = 0; i < n; i++) {
+        InternalRow row = batch.getRow(i).copy();
+        if (spark.eval(row)) {
+          expected.add(render(row, schema));
+        }
+      }
+    }
+    java.util.Iterator<ColumnarBatch> in = new java.util.Iterator<>() {
+      private int next;
+
+      @Override
+      public boolean hasNext() {
+        return next < batches;
+      }
+
+      @Override
+      public ColumnarBatch next() {
+        batch.setNumRows(fill.applyAsInt(next++));
+        return batch;
+      }
+    };
+    ColumnarExpressions conjuncts = ColumnarExpressions.compile(
+        scala.jdk.javaapi.CollectionConverters.asScala(List.of(ours)).toSeq(),
+        CollectionConverters.asScala(input).toSeq());
+    List<String> actual = new ArrayList<>();
+    try (ColumnarFilter filter = ColumnarFilter.overSpark(in, conjuncts, schema, allocator)) {
+      while (filter.hasNext()) {
+        ColumnarBatch b = filter.next();
+        assertTrue(ColumnarToArrowBatches.isArrow(b), "the filter's output is Arrow");
+        for (int r = 0; r < b.numRows(); r++) {
+          actual.add(render(b.getRow(r), schema));
+        }
+      }
+    }
+    assertEquals(expected, actual, ours.sql());
+  }
+
+  private static Literal lit(Object v, DataType t) {
+    return Literal.create(v, t);
+  }
+
+  /** Conditions that keep all, most, none, and some rows, over most column types. */
+  private static List<Function<Function<Integer, Expression>, Expression>> conditions() {
+    return List.of(
+        c -> lit(true, DataTypes.BooleanType),
+        c -> new IsNotNull(c.apply(1)), // most rows kept: copied whole, then gathered
+        c -> new And(new IsNotNull(c.apply(1)), new IsNotNull(c.apply(11))),
+        c -> new And(new GreaterThan(c.apply(3), lit(0, DataTypes.IntegerType)),
+            new LessThan(c.apply(6), lit(0.5, DataTypes.DoubleType))),
+        c -> new Or(new GreaterThanOrEqual(c.apply(7), lit(Decimal.apply(0L, 9, 2), DataTypes.createDecimalType(9, 2))),
+            new LessThan(c.apply(10), lit(Decimal.apply(0L, 38, 10), DataTypes.createDecimalType(38, 10)))),
+        c -> new GreaterThanOrEqual(c.apply(11), lit(UTF8String.fromString("c"), DataTypes.StringType)),
+        c -> new And(new EqualTo(c.apply(0), lit(true, DataTypes.BooleanType)),
+            new GreaterThan(c.apply(9), lit(Decimal.apply(0L, 19, 3), DataTypes.createDecimalType(19, 3)))),
+        c -> new And(new GreaterThan(c.apply(4), lit(Long.MAX_VALUE, DataTypes.LongType)),
+            new IsNotNull(c.apply(12))),
+        c -> new Or(new LessThan(c.apply(5), lit(0.0f, DataTypes.FloatType)),
+            new And(new GreaterThan(c.apply(13), lit(0, DataTypes.DateType)),
+                new GreaterThan(c.apply(2), lit((short) 0, DataTypes.ShortType)))));
+  }
+
+  @Test
+  void onHeapAndOffHeapBatchesOfEveryAtomicType() {
+    StructType schema = atomic();
+    for (boolean offHeap : new boolean[] {false, true}) {
+      int size = 300;
+      int[] sizes = {65, 0, 1, 300, 63, 64, 200};
+      List<List<InternalRow>> rows = new ArrayList<>();
+      for (int k = 0; k < sizes.length; k++) {
+        rows.add(RandomSparkRows.rows(schema, sizes[k], 31L * k + (offHeap ? 7 : 0), false));
+      }
+      for (var condition : conditions()) {
+        WritableColumnVector[] vectors = offHeap ? OffHeapColumnVector.allocateColumns(size, schema)
+            : OnHeapColumnVector.allocateColumns(size, schema);
+        RowToColumnConverter converter = new RowToColumnConverter(schema);
+        try {
+          assertFiltered(schema, vectors, sizes.length, k -> {
+            for (WritableColumnVector v : vectors) {
+              v.reset();
+            }
+            for (InternalRow r : rows.get(k)) {
+              converter.convert(r, vectors);
+            }
+            return sizes[k];
+          }, condition);
+        } finally {
+          for (WritableColumnVector v : vectors) {
+            v.close();
+          }
+        }
+      }
+    }
+  }
+
+  /** A Parquet chunk's dictionary: numbers and strings of the salt. */
+  private static org.apache.parquet.column.Dictionary chunk(int salt) {
+    String[] words = {"", "AIR", "REG AIR", "DELIVER IN PERSON", "日本語" + salt, "x" + salt,
+        "a value longer than eight bytes " + salt, "MAIL"};
+    return new org.apache.parquet.column.Dictionary(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY) {
+      @Override
+      public int getMaxId() {
+        return 7;
+      }
+
+      @Override
+      public int decodeToInt(int id) {
+        return id * 1000 - 3500 + salt;
+      }
+
+      @Override
+      public long decodeToLong(int id) {
+        return id * 700L - 2400 + salt;
+      }
+
+      @Override
+      public double decodeToDouble(int id) {
+        return id == 0 ? -0.0 : id == 1 ? Double.NaN : id - 3.5 + salt;
+      }
+
+      @Override
+      public org.apache.parquet.io.api.Binary decodeToBinary(int id) {
+        return org.apache.parquet.io.api.Binary.fromString(words[id]);
+      }
+    };
+  }
+
+  @Test
+  void dictionaryEncodedColumnsAcrossChunks() {
+    // TPC-H's shape: dictionary-encoded int, decimal(15, 2) (unscaled longs), double and strings; chunk A for
+    // batches 0 and 1 (a new wrapper each), chunk B for batch 2; nulls over out-of-range ids.
+    StructType schema = new StructType().add("i", DataTypes.IntegerType)
+        .add("dec", DataTypes.createDecimalType(15, 2)).add("d", DataTypes.DoubleType)
+        .add("s", DataTypes.StringType).add("plain", DataTypes.LongType);
+    org.apache.parquet.column.Dictionary[] chunks = {chunk(0), chunk(0), chunk(11)};
+    List<Function<Function<Integer, Expression>, Expression>> conditions = List.of(
+        c -> new In(c.apply(3), CollectionConverters.asScala(List.<Expression>of(
+            lit(UTF8String.fromString("AIR"), DataTypes.StringType),
+            lit(UTF8String.fromString("REG AIR"), DataTypes.StringType))).toSeq()),
+        c -> new And(new EqualTo(c.apply(3), lit(UTF8String.fromString("DELIVER IN PERSON"), DataTypes.StringType)),
+            new GreaterThanOrEqual(c.apply(1), lit(Decimal.apply(100L, 15, 2), DataTypes.createDecimalType(15, 2)))),
+        c -> new Or(new LessThan(c.apply(0), lit(0, DataTypes.IntegerType)),
+            new GreaterThan(c.apply(2), lit(0.0, DataTypes.DoubleType))),
+        c -> new GreaterThan(c.apply(4), lit(-1L, DataTypes.LongType)),
+        c -> new IsNotNull(c.apply(3)));
+    for (boolean offHeap : new boolean[] {false, true}) {
+      for (var condition : conditions) {
+        int n = 130;
+        WritableColumnVector[] vectors = offHeap ? OffHeapColumnVector.allocateColumns(n, schema)
+            : OnHeapColumnVector.allocateColumns(n, schema);
+        try {
+          assertFiltered(schema, vectors, chunks.length, k -> {
+            for (int c = 0; c < vectors.length; c++) {
+              WritableColumnVector v = vectors[c];
+              v.reset();
+              WritableColumnVector ids = c == 4 ? null : v.reserveDictionaryIds(n);
+              if (ids != null) {
+                v.setDictionary(new ParquetDictionary(chunks[k], false));
+              }
+              for (int i = 0; i < n; i++) {
+                boolean isNull = (i + c) % 9 == 4;
+                if (ids != null) {
+                  ids.putInt(i, isNull ? 1_000_000 : (i * 5 + c + k) % 8);
+                } else {
+                  v.putLong(i, i - 60L * k);
+                }
+                if (isNull) {
+                  v.putNull(i);
+                }
+              }
+            }
+            return n;
+          }, condition);
+        } finally {
+          for (WritableColumnVector v : vectors) {
+            v.close();
+          }
+        }
+      }
+    }
+  }
+}
