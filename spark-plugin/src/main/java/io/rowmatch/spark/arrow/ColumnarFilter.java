@@ -1,6 +1,7 @@
 package io.rowmatch.spark.arrow;
 
 import java.util.Iterator;
+import java.util.function.IntFunction;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -157,33 +158,34 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
       return gather(copied(batch), count);
     }
     StructField[] fields = sparkSchema.fields();
-    FieldVector[] out = new FieldVector[fields.length];
-    ColumnVector[] columnsOut = new ColumnVector[out.length];
-    try {
-      for (int c = 0; c < out.length; c++) {
-        out[c] = conjuncts.selectedColumn(spark, c, rows, count, fields[c].name(), fields[c].nullable(), timeZone,
-            allocator);
-        columnsOut[c] = new RowReadArrowColumnVector(out[c]);
-      }
-    } catch (OutOfMemoryException e) {
-      closeAll(out);
-      throw TaskArrowMemory.outOfMemory("RowmatchFilter", memoryLimit, e);
-    } catch (RuntimeException | Error e) {
-      closeAll(out);
-      throw e;
-    }
-    held = out;
-    return new ColumnarBatch(columnsOut, count);
+    return keptBatch(fields.length, count, c -> conjuncts.selectedColumn(spark, c, rows, count, fields[c].name(),
+        fields[c].nullable(), timeZone, allocator));
   }
 
   private ColumnarBatch gather(ColumnarBatch batch, int count) {
-    FieldVector[] out = new FieldVector[batch.numCols()];
-    ColumnVector[] columnsOut = new ColumnVector[out.length];
+    return keptBatch(batch.numCols(), count, c -> {
+      ValueVector src = vector(batch, c);
+      FieldVector out = (FieldVector) src.getField().createVector(allocator);
+      try {
+        ArrowCopy.gather(src, rows, count, out, scratch);
+      } catch (RuntimeException | Error e) {
+        out.close();
+        throw e;
+      }
+      return out;
+    });
+  }
+
+  /**
+   * The output batch of the kept rows, its columns made by {@code column}; held until the next batch. On failure
+   * every column made so far is released (an Arrow allocation failure as the task's memory error).
+   */
+  private ColumnarBatch keptBatch(int width, int count, IntFunction<FieldVector> column) {
+    FieldVector[] out = new FieldVector[width];
+    ColumnVector[] columnsOut = new ColumnVector[width];
     try {
-      for (int c = 0; c < out.length; c++) {
-        ValueVector src = vector(batch, c);
-        out[c] = (FieldVector) src.getField().createVector(allocator);
-        ArrowCopy.gather(src, rows, count, out[c], scratch);
+      for (int c = 0; c < width; c++) {
+        out[c] = column.apply(c);
         columnsOut[c] = new RowReadArrowColumnVector(out[c]);
       }
     } catch (OutOfMemoryException e) {
