@@ -23,6 +23,9 @@ final class DecimalKernels {
     if (op == ArithmeticKernels.DIV) {
       throw p.refuse("decimal division is not evaluated columnar (Spark rounds its quotient twice): " + e.sql());
     }
+    if (op == ArithmeticKernels.REM) {
+      throw p.refuse("decimal remainder is not evaluated columnar: " + e.sql());
+    }
     if (!(e.left().dataType() instanceof DecimalType l) || !(e.right().dataType() instanceof DecimalType r)) {
       throw p.refuse("decimal arithmetic over non-decimal inputs: " + e.sql());
     }

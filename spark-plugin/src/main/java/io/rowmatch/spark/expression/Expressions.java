@@ -73,7 +73,7 @@ final class Expressions {
       SupportedExpression.of(Multiply.class, ArithmeticKernels::binary),
       SupportedExpression.of(Divide.class, ArithmeticKernels::binary),
       SupportedExpression.of(UnaryMinus.class, ArithmeticKernels::unaryMinus),
-      SupportedExpression.of(Remainder.class, RemainderKernels::plan),
+      SupportedExpression.of(Remainder.class, ArithmeticKernels::binary),
       SupportedExpression.of(UnscaledValue.class, DecimalKernels::unscaledValue),
       SupportedExpression.of(MakeDecimal.class, DecimalKernels::makeDecimal),
       SupportedExpression.of(CaseWhen.class, ConditionalKernels::caseWhen),
