@@ -189,6 +189,32 @@ class ColumnarExpressionsSuite extends RowmatchQueryTest {
     }
   }
 
+  for (ansi <- Seq("true", "false")) {
+    test(s"decimal division and remainder: Spark's result types, half-up rounding, overflow, zero divisors (ansi $ansi)") {
+      withConf("spark.sql.ansi.enabled" -> ansi) {
+        // one failing expression per query; a zero divisor in every row: null, or DIVIDE_BY_ZERO / REMAINDER_BY_ZERO
+        val exprs = Seq("d9a / d9b", "d18a / d9b", "d9a / d18b", "d18a / d18b", "d38a / d38b", "d19a / d9b",
+          "d9a / d38b", "d38a / d9b", "d9a % d9b", "d18a % d9b", "d38a % d19b", "d9a % d38b", "d19a % d19b",
+          "d38a % d38b", "d9a / (d9b - d9b)", "d18a % (d9b - d9b)", "if(d18b = 0, null, d9a / d18b)",
+          "d18a * (1 - d9b) / d9a", "cast(i32a AS decimal(10, 0)) / 7")
+        exprs.foreach(e => project(Seq(e)))
+        filter("d9b <> 0 AND d9a / d9b > 1")
+        val df = data.selectExpr("if(d9b = 0, null, d9a / d9b) AS q", "if(d9b = 0, null, d18a % d9b) AS r")
+          .groupBy("q", "r").count()
+        df.collect()
+        assert(executedNodes(df).exists(_.nodeName == "RowmatchProject") &&
+          !fallbackReasons(df).exists(r => r.contains("Divide") || r.contains("Remainder") || r.contains("division")),
+          planText(df))
+      }
+    }
+  }
+
+  test("decimal division without precision loss (spark.sql.decimalOperations.allowPrecisionLoss false)") {
+    withConf("spark.sql.decimalOperations.allowPrecisionLoss" -> "false") {
+      Seq("d9a / d9b", "d18a / d38b", "d38a / d9b", "d18a % d38b").foreach(e => project(Seq(e)))
+    }
+  }
+
   test("year and extract on dates before 1970 and far in the future") {
     project(Seq("year(dta)", "extract(YEAR FROM dtb)", "year(dta) > 1990"))
     filter("year(dta) >= 1970 AND dtb < date '2000-01-01'")

@@ -40,7 +40,8 @@ class DivisionKernelsTest {
       return null;
     }
     if (v instanceof Decimal d) {
-      return d.isZero() ? Decimal.apply(1) : d;
+      int scale = ((DecimalType) t).scale();
+      return d.isZero() ? Decimal.apply(java.math.BigDecimal.valueOf(1, scale)) : d; // the smallest unit
     }
     if (v instanceof Double d) {
       return d == 0 ? 1.0 : d;
@@ -104,4 +105,42 @@ class DivisionKernelsTest {
       new DecimalType(9, 2), new DecimalType(10, 0), new DecimalType(12, 6), new DecimalType(18, 4),
       new DecimalType(18, 0), new DecimalType(19, 0), new DecimalType(20, 10), new DecimalType(28, 2),
       new DecimalType(38, 10), new DecimalType(38, 0), new DecimalType(38, 37), new DecimalType(38, 38)};
+
+  @Test
+  void decimalDivisionAndRemainderEqualSparks() {
+    Random rnd = new Random(43);
+    for (DecimalType lt : DECIMALS) {
+      for (DecimalType rt : DECIMALS) {
+        rounds(allocator, rnd, 3, lt, rt, ops(true));
+      }
+    }
+  }
+
+  /** Quotients just below a half in the first dropped digit (Spark truncates at 39 digits, then rounds half up). */
+  @Test
+  void decimalDivisionNearHalvesEqualsSparks() {
+    DecimalType lt = new DecimalType(18, 17);
+    DecimalType rt = new DecimalType(18, 0);
+    Random rnd = new Random(47);
+    int n = 200;
+    Object[][] rows = new Object[n][];
+    for (int i = 0; i < n; i++) {
+      // a / b with b near 10^17 and a = (k + 1/2) * b / 10^s - tiny: the exact quotient just below a half
+      java.math.BigInteger b = java.math.BigInteger.TEN.pow(17).add(java.math.BigInteger.valueOf(rnd.nextInt(1000)));
+      DecimalType ot = (DecimalType) Divide$.MODULE$.apply(new BoundReference(0, lt, true),
+          new BoundReference(1, rt, true), mode(false)).dataType();
+      java.math.BigDecimal half = java.math.BigDecimal.valueOf(2 * rnd.nextInt(9) + 1, ot.scale() + 1);
+      java.math.BigDecimal a = half.multiply(new java.math.BigDecimal(b)).setScale(17, java.math.RoundingMode.DOWN)
+          .subtract(java.math.BigDecimal.valueOf(rnd.nextInt(3), 17));
+      if (a.precision() > 18) {
+        a = java.math.BigDecimal.ONE;
+      }
+      rows[i] = new Object[] {Decimal.apply(rnd.nextBoolean() ? a : a.negate(), 18, 17), Decimal.apply(
+          new java.math.BigDecimal(b), 18, 0)};
+    }
+    for (boolean ansi : new boolean[] {false, true}) {
+      SparkDifferential.check(allocator, Divide$.MODULE$.apply(new BoundReference(0, lt, true),
+          new BoundReference(1, rt, true), mode(ansi)), new DataType[] {lt, rt}, rows, "UTC");
+    }
+  }
 }
