@@ -270,8 +270,8 @@ final class DecimalKernels {
    * operands aligned to scale max(s1, s2), then Java's % (the dividend's sign), exact and always within the result
    * type; Spark computes it through BigDecimal.remainder(b, MathContext(39)), which fails when the integral
    * quotient has more than 39 digits: those rows go to Spark (its error or its value). A zero divisor: null, or
-   * Spark's error under ANSI. In longs when the scaled operands fit 18 digits, through BigInteger otherwise
-   * (correct first; a 128-bit division is not written yet).
+   * Spark's error under ANSI. In longs when the scaled operands fit 18 digits, in 128 bits by 64 when the scaled
+   * dividend fits 38 digits and the divisor 18 (sums of decimal(7, 2) and the like), through BigInteger otherwise.
    */
   static final class Quotient extends Kernel {
     final int op;
@@ -282,6 +282,8 @@ final class DecimalKernels {
     final int up1;
     final int up2;
     final boolean narrow;
+    /** The scaled dividend fits 38 digits and the scaled divisor 18: a 128-bit by 64-bit division. */
+    final boolean mid;
     /** REM: whether an integral quotient may pass 38 digits (Spark's BigDecimal.remainder then fails). */
     final boolean impossibleQuotients;
     final Kernel left;
@@ -300,6 +302,7 @@ final class DecimalKernels {
         up1 = shift;
         up2 = 0;
         narrow = l.precision() + shift <= 18 && r.precision() <= 18;
+        mid = l.precision() + shift <= 38 && r.precision() <= 18;
         impossibleQuotients = false;
       } else {
         int common = Math.max(l.scale(), r.scale());
@@ -307,6 +310,7 @@ final class DecimalKernels {
         up1 = common - l.scale();
         up2 = common - r.scale();
         narrow = l.precision() + up1 <= 18 && r.precision() + up2 <= 18;
+        mid = l.precision() + up1 <= 38 && r.precision() + up2 <= 18;
         impossibleQuotients = l.precision() - l.scale() + r.scale() > 39;
       }
     }
@@ -325,6 +329,8 @@ final class DecimalKernels {
       if (narrow) {
         anyHard = op == ArithmeticKernels.DIV ? narrowDivide(a.longs, b.longs, out, n, hard)
             : narrowRemainder(a.longs, b.longs, out, n);
+      } else if (mid) {
+        anyHard = mid(a, b, out, n, hard);
       } else {
         anyHard = wide(a, b, out, n, zero, hard);
       }
@@ -396,6 +402,49 @@ final class DecimalKernels {
         }
       }
       return 0;
+    }
+
+    private long mid(Vec a, Vec b, Vec out, int n, long[] hard) {
+      Int128 x = new Int128();
+      long[] ah = a.his;
+      long[] al = a.longs;
+      long[] bl = b.longs; // the divisor's type has at most 18 digits
+      long m2 = Int128.POW10_LONG[up2];
+      boolean divide = op == ArithmeticKernels.DIV;
+      long any = 0;
+      for (int i = 0; i < n; i++) {
+        x.set(ah == null ? al[i] >> 63 : ah[i], al[i]);
+        boolean negative = x.hi < 0;
+        if (negative) {
+          x.negate(); // |a| < 10^38: no overflow
+        }
+        x.scaleUp(up1); // fits: at most 38 digits (mid)
+        long d = Math.abs(bl[i] * m2) | (bl[i] == 0 ? 1 : 0); // a zero divisor's row is null or an error
+        long rem = x.divideUnsigned(d);
+        boolean ok;
+        if (divide) {
+          if (rem << 1 >= d) { // rem < d < 10^18
+            x.add(0, 1);
+          }
+          ok = x.fitsPrecision(precision);
+          if (negative != (bl[i] < 0)) {
+            x.negate();
+          }
+        } else {
+          x.setLong(negative ? -rem : rem); // Java's %: the dividend's sign
+          ok = true;
+        }
+        out.longs[i] = x.lo;
+        if (out.his != null) {
+          out.his[i] = x.hi;
+        } else {
+          ok &= x.fitsLong();
+        }
+        long o = ok ? 0L : 1L;
+        hard[i >>> 6] |= o << i;
+        any |= o;
+      }
+      return any;
     }
 
     private static final java.math.BigInteger LIMIT39 = java.math.BigInteger.TEN.pow(39);
