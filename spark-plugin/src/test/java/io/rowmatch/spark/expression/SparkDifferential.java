@@ -247,7 +247,8 @@ final class SparkDifferential {
       return edge ? e[rnd.nextInt(e.length)] : (rnd.nextInt(20000) - 10000) / 64.0f;
     } else if (t instanceof DoubleType) {
       double[] e = {Double.NaN, -0.0, 0.0, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.MAX_VALUE,
-          Double.MIN_VALUE, Double.longBitsToDouble(0x7ff8000000000123L), 2.5, -2.5, 0.5, 1e300, -1.5e-300};
+          Double.MIN_VALUE, Double.longBitsToDouble(0x7ff8000000000123L), 2.5, -2.5, 0.5, 1e300, -1.5e-300, 0.285, 1.005, -2.675,
+          1e15 + 0.5, 0x1p53, -0x1p60 - 4096, 123456.785};
       return edge ? e[rnd.nextInt(e.length)]
           : rnd.nextBoolean() ? (rnd.nextInt(200000) - 100000) / 256.0 : rnd.nextGaussian() * Math.pow(10, rnd.nextInt(40) - 20);
     } else if (t instanceof DecimalType d) {
