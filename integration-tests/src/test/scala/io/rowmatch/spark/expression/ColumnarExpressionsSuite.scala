@@ -82,6 +82,24 @@ class ColumnarExpressionsSuite extends RowmatchQueryTest {
 
   private def data: DataFrame = spark.read.parquet(path)
 
+  /** Date strings (id, s, ok: whether Spark parses s): the forms Spark accepts, padded, and invalid ones. */
+  private lazy val stringDates: String = {
+    val valid = Seq("2020-01-01", "1970-01-01", "0001-01-01", "9999-12-31", "2020", "2020-2", "2020-02-29",
+      " 2021-03-04 ", "2021-03-04T12:00:00", "2021-03-04 garbage", "-0044-03-15", "+10000-01-01", "2019-12-31T")
+    val invalid = Seq("", " ", "2021-02-30", "2021-13-01", "abc", "2021/01/01", "20210101x", "日本", "2019-02-29")
+    val rnd = new scala.util.Random(23)
+    val rows = (0 until 400).map { i =>
+      val ok = rnd.nextInt(4) != 0
+      val s = if (rnd.nextInt(10) == 0) null else if (ok) valid(rnd.nextInt(valid.size)) else invalid(rnd.nextInt(invalid.size))
+      Row(i.toLong, s, ok)
+    }
+    val schema = StructType(Seq(StructField("id", LongType, nullable = false), StructField("s", StringType),
+      StructField("ok", BooleanType, nullable = false)))
+    val p = new java.io.File(new java.io.File(path).getParentFile, "dates").getAbsolutePath
+    spark.createDataFrame(rows.asJava, schema).repartition(2).write.parquet(p)
+    p
+  }
+
   /** Plugin off and on: the same rows, or the same error; the plan that ran holds `operator`. */
   private def check(query: => DataFrame, operator: String): Unit = {
     val expected = withConf("spark.rowmatch.enabled" -> "false") { Try(query.collect().toSeq) }
@@ -185,6 +203,61 @@ class ColumnarExpressionsSuite extends RowmatchQueryTest {
           assert(executedNodes(df).exists(_.nodeName == "RowmatchProject") &&
             !fallbackReasons(df).exists(_.contains("Remainder")), planText(df))
         }
+      }
+    }
+  }
+
+  for (ansi <- Seq("true", "false")) {
+    test(s"decimal division and remainder: Spark's result types, half-up rounding, overflow, zero divisors (ansi $ansi)") {
+      withConf("spark.sql.ansi.enabled" -> ansi) {
+        // one failing expression per query; a zero divisor in every row: null, or DIVIDE_BY_ZERO / REMAINDER_BY_ZERO
+        val exprs = Seq("d9a / d9b", "d18a / d9b", "d9a / d18b", "d18a / d18b", "d38a / d38b", "d19a / d9b",
+          "d9a / d38b", "d38a / d9b", "d9a % d9b", "d18a % d9b", "d38a % d19b", "d9a % d38b", "d19a % d19b",
+          "d38a % d38b", "d9a / (d9b - d9b)", "d18a % (d9b - d9b)", "if(d18b = 0, null, d9a / d18b)",
+          "d18a * (1 - d9b) / d9a", "cast(i32a AS decimal(10, 0)) / 7")
+        exprs.foreach(e => project(Seq(e)))
+        filter("d9b <> 0 AND d9a / d9b > 1")
+        val df = data.selectExpr("if(d9b = 0, null, d9a / d9b) AS q", "if(d9b = 0, null, d18a % d9b) AS r")
+          .groupBy("q", "r").count()
+        df.collect()
+        assert(executedNodes(df).exists(_.nodeName == "RowmatchProject") &&
+          !fallbackReasons(df).exists(r => r.contains("Divide") || r.contains("Remainder") || r.contains("division")),
+          planText(df))
+      }
+    }
+  }
+
+  test("decimal division without precision loss (spark.sql.decimalOperations.allowPrecisionLoss false)") {
+    withConf("spark.sql.decimalOperations.allowPrecisionLoss" -> "false") {
+      Seq("d9a / d9b", "d18a / d38b", "d38a / d9b", "d18a % d38b").foreach(e => project(Seq(e)))
+    }
+  }
+
+  for (ansi <- Seq("true", "false")) {
+    test(s"round and bround on decimals, doubles, floats and integers, negative scales (ansi $ansi)") {
+      withConf("spark.sql.ansi.enabled" -> ansi) {
+        // one failing expression per query (under ANSI a negative scale may overflow an integer)
+        Seq("round(d9a, 1)", "bround(d9a, 1)", "round(d18a, 2)", "bround(d18a, 0)", "round(d38a, 5)",
+          "bround(d38a, -3)", "round(d19a, -2)", "round(d9a, -1)", "round(d38a, 12)", "round(f64a, 2)",
+          "bround(f64a, 0)", "round(f64a, -2)", "round(f32a, 1)", "bround(f32a, 3)", "round(i32a, -2)",
+          "bround(i64a, -3)", "round(i8a, -1)", "bround(i16a, 0)", "round(d18a * d9b, 2)", "round(f64a / f64b, 4)")
+          .foreach(e => project(Seq(e)))
+        filter("round(d9a, 0) > 1 OR bround(f64a, 1) < 0")
+      }
+    }
+  }
+
+  for (ansi <- Seq("true", "false"); zone <- Seq("UTC", "America/Los_Angeles", "Asia/Kolkata")) {
+    test(s"casts date -> timestamp, timestamp -> date, string -> date in the session time zone $zone (ansi $ansi)") {
+      withConf("spark.sql.ansi.enabled" -> ansi, "spark.sql.session.timeZone" -> zone) {
+        Seq("cast(dta AS timestamp)", "cast(tsa AS date)", "cast(cast(tsb AS date) AS timestamp)")
+          .foreach(e => project(Seq(e)))
+        filter("cast(tsa AS date) > date '1990-01-01' AND cast(dtb AS timestamp) < tsb")
+        // strings of dates in Spark's accepted forms; an unparsable one: null, or CAST_INVALID_INPUT under ANSI
+        def dates(valid: Boolean) = spark.read.parquet(stringDates).where(if (valid) "ok" else "true")
+          .selectExpr("id", "cast(s AS date) AS d").groupBy("id").agg(first("d"))
+        check(dates(valid = true), "RowmatchProject")
+        check(dates(valid = false), "RowmatchProject")
       }
     }
   }

@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.BinaryArithmetic;
 import org.apache.spark.sql.catalyst.expressions.Divide;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Multiply;
+import org.apache.spark.sql.catalyst.expressions.Remainder;
 import org.apache.spark.sql.catalyst.expressions.Subtract;
 import org.apache.spark.sql.catalyst.expressions.UnaryMinus;
 import org.apache.spark.sql.types.ByteType;
@@ -17,10 +18,12 @@ import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.ShortType;
 
 /**
- * + - * / and unary minus on integral and floating values (decimals: {@link DecimalKernels}). Integral results
+ * + - * / % and unary minus on integral and floating values (decimals: {@link DecimalKernels}). Integral results
  * wrap as Java's do (Spark's LEGACY mode) or, under ANSI, a row that overflows is handed to Spark's own
  * expression, which raises its error; a float result is the double result rounded once to float (exact for
- * these four operations). Division by zero is null, or Spark's error under ANSI.
+ * these operations: % is IEEE fmod, exact). Remainder is Java's {@code %} (the dividend's sign; {@code MIN % -1}
+ * is 0, never an overflow). A zero divisor (0, 0.0 or -0.0) gives null, or under ANSI Spark's DIVIDE_BY_ZERO /
+ * REMAINDER_BY_ZERO error ({@link #zeroDivisors}).
  */
 final class ArithmeticKernels {
   private ArithmeticKernels() {}
@@ -29,12 +32,13 @@ final class ArithmeticKernels {
   static final int SUB = 1;
   static final int MUL = 2;
   static final int DIV = 3;
+  static final int REM = 4;
 
   static Kernel binary(Expression e, ExpressionPlanning p) {
     BinaryArithmetic b = (BinaryArithmetic) e;
     DataType t = e.dataType();
     int op = e instanceof Add ? ADD : e instanceof Subtract ? SUB : e instanceof Multiply ? MUL
-        : e instanceof Divide ? DIV : -1;
+        : e instanceof Divide ? DIV : e instanceof Remainder ? REM : -1;
     if (op < 0) {
       throw p.refuse(e.prettyName() + " is not evaluated columnar: " + e.sql());
     }
@@ -98,6 +102,20 @@ final class ArithmeticKernels {
     }
   }
 
+  /**
+   * Rows with a zero divisor ({@code zero}, inputs' validity not applied): null, or under ANSI Spark's error for a
+   * row Spark evaluates whose dividend and divisor are not null (Spark's own expression raises it).
+   */
+  static void zeroDivisors(Kernel k, boolean ansi, Vec out, Vec a, Vec b, long[] zero, long[] active) {
+    if (ansi) {
+      fallback(k, out, new Vec[] {a, b}, zero, active);
+    }
+    long[] valid = out.validWords();
+    for (int w = 0; w < valid.length; w++) {
+      valid[w] &= ~zero[w];
+    }
+  }
+
   static final class Binary extends Kernel {
     final int op;
     final boolean ansi;
@@ -126,6 +144,21 @@ final class ArithmeticKernels {
       long[] x = a.longs;
       long[] y = b.longs;
       long[] r = out.longs;
+      if (op == REM) {
+        long[] zero = new long[Vec.words(n)];
+        long any = 0;
+        for (int i = 0; i < n; i++) {
+          long d = y[i];
+          long z = d == 0 ? 1L : 0L;
+          r[i] = x[i] % (d | z); // a zero divisor divides by 1 here; the row is null or an error below
+          zero[i >>> 6] |= z << i;
+          any |= z;
+        }
+        if (any != 0) {
+          zeroDivisors(this, ansi, out, a, b, zero, active);
+        }
+        return out;
+      }
       int width = bits(type);
       long[] overflow = new long[Vec.words(n)];
       long any = 0;
@@ -200,22 +233,17 @@ final class ArithmeticKernels {
           }
         }
         default -> {
+          boolean rem = op == REM;
           long[] zero = new long[Vec.words(n)];
           long any = 0;
           for (int i = 0; i < n; i++) {
-            r[i] = x[i] / y[i];
-            long z = y[i] == 0 ? 1L : 0L;
+            r[i] = rem ? x[i] % y[i] : x[i] / y[i];
+            long z = y[i] == 0 ? 1L : 0L; // -0.0 == 0 too
             zero[i >>> 6] |= z << i;
             any |= z;
           }
           if (any != 0) {
-            if (ansi) {
-              fallback(this, out, new Vec[] {a, b}, zero, active);
-            }
-            long[] valid = out.validWords();
-            for (int w = 0; w < valid.length; w++) {
-              valid[w] &= ~zero[w];
-            }
+            zeroDivisors(this, ansi, out, a, b, zero, active);
           }
         }
       }

@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.Add;
 import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.BRound;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.CaseWhen;
 import org.apache.spark.sql.catalyst.expressions.Cast;
@@ -35,6 +36,7 @@ import org.apache.spark.sql.catalyst.expressions.Multiply;
 import org.apache.spark.sql.catalyst.expressions.Not;
 import org.apache.spark.sql.catalyst.expressions.Or;
 import org.apache.spark.sql.catalyst.expressions.Remainder;
+import org.apache.spark.sql.catalyst.expressions.Round;
 import org.apache.spark.sql.catalyst.expressions.StartsWith;
 import org.apache.spark.sql.catalyst.expressions.Substring;
 import org.apache.spark.sql.catalyst.expressions.Subtract;
@@ -73,7 +75,9 @@ final class Expressions {
       SupportedExpression.of(Multiply.class, ArithmeticKernels::binary),
       SupportedExpression.of(Divide.class, ArithmeticKernels::binary),
       SupportedExpression.of(UnaryMinus.class, ArithmeticKernels::unaryMinus),
-      SupportedExpression.of(Remainder.class, RemainderKernels::plan),
+      SupportedExpression.of(Remainder.class, ArithmeticKernels::binary),
+      SupportedExpression.of(Round.class, RoundKernels::plan),
+      SupportedExpression.of(BRound.class, RoundKernels::plan),
       SupportedExpression.of(UnscaledValue.class, DecimalKernels::unscaledValue),
       SupportedExpression.of(MakeDecimal.class, DecimalKernels::makeDecimal),
       SupportedExpression.of(CaseWhen.class, ConditionalKernels::caseWhen),

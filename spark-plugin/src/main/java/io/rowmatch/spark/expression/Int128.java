@@ -112,19 +112,28 @@ final class Int128 {
    * half), as Spark's Decimal.changePrecision with ROUND_HALF_UP.
    */
   void scaleDownHalfUp(int k) {
+    scaleDown(k, false);
+  }
+
+  /**
+   * this /= 10^k (k in [1, 38]) rounded half up, or half even (a tie to the even quotient) when {@code halfEven}.
+   */
+  void scaleDown(int k, boolean halfEven) {
     boolean negative = hi < 0;
     if (negative) {
       negate(); // the minimum's magnitude 2^127 reads right as unsigned below
     }
-    // divide the unsigned magnitude by 10^(k-1), then by 10, keeping the first dropped digit
+    // divide the unsigned magnitude by 10^(k-1), then by 10, keeping the first dropped digit and whether any
+    // later dropped digit is non-zero
     int rest = k - 1;
+    boolean sticky = false;
     while (rest > 0) {
       int step = Math.min(rest, 9);
-      divideSmall((int) POW10_LONG[step]);
+      sticky |= divideSmall((int) POW10_LONG[step]) != 0;
       rest -= step;
     }
     int digit = divideSmall(10);
-    if (digit >= 5) {
+    if (digit > 5 || (digit == 5 && (!halfEven || sticky || (lo & 1) != 0))) {
       lo++;
       if (lo == 0) {
         hi++;
@@ -133,6 +142,48 @@ final class Int128 {
     if (negative) {
       negate();
     }
+  }
+
+  /**
+   * Unsigned (hi, lo) /= d for an unsigned d != 0; returns the unsigned remainder. The high word by d, then the
+   * remainder and the low word by d (two digits of 32 bits, normalized: Hacker's Delight's divlu).
+   */
+  long divideUnsigned(long d) {
+    long q1 = Long.divideUnsigned(hi, d);
+    long r = Long.remainderUnsigned(hi, d);
+    // (r, lo) / d with r < d: the quotient fits 64 bits
+    int s = Long.numberOfLeadingZeros(d);
+    long v = d << s;
+    long vn1 = v >>> 32;
+    long vn0 = v & 0xFFFFFFFFL;
+    long un32 = s == 0 ? r : (r << s) | (lo >>> (64 - s));
+    long un10 = lo << s;
+    long un1 = un10 >>> 32;
+    long un0 = un10 & 0xFFFFFFFFL;
+    long b = 1L << 32;
+    long qh = Long.divideUnsigned(un32, vn1);
+    long rhat = un32 - qh * vn1;
+    while (Long.compareUnsigned(qh, b) >= 0 || Long.compareUnsigned(qh * vn0, (rhat << 32) + un1) > 0) {
+      qh--;
+      rhat += vn1;
+      if (Long.compareUnsigned(rhat, b) >= 0) {
+        break;
+      }
+    }
+    long un21 = (un32 << 32) + un1 - qh * v;
+    long ql = Long.divideUnsigned(un21, vn1);
+    rhat = un21 - ql * vn1;
+    while (Long.compareUnsigned(ql, b) >= 0 || Long.compareUnsigned(ql * vn0, (rhat << 32) + un0) > 0) {
+      ql--;
+      rhat += vn1;
+      if (Long.compareUnsigned(rhat, b) >= 0) {
+        break;
+      }
+    }
+    long rem = ((un21 << 32) + un0 - ql * v) >>> s;
+    hi = q1;
+    lo = (qh << 32) + ql;
+    return rem;
   }
 
   /** Unsigned (hi, lo) /= d for 0 < d < 2^31; returns the remainder. */

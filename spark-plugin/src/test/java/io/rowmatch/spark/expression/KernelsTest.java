@@ -124,8 +124,29 @@ class KernelsTest {
       x.scaleDownHalfUp(d);
       assertEquals(new BigDecimal(a).movePointLeft(d).setScale(0, RoundingMode.HALF_UP).toBigIntegerExact(), big(x),
           a + " / 10^" + d);
+      x = of(a);
+      x.scaleDown(d, true);
+      assertEquals(new BigDecimal(a).movePointLeft(d).setScale(0, RoundingMode.HALF_EVEN).toBigIntegerExact(),
+          big(x), a + " / 10^" + d + " half even");
+      BigInteger tie = a.divide(BigInteger.TEN.pow(d)).multiply(BigInteger.TEN.pow(d)).add(BigInteger.TEN.pow(d)
+          .shiftRight(1)); // an exact half: ties go to the even quotient
+      if (tie.bitLength() < 127) {
+        x = of(tie);
+        x.scaleDown(d, true);
+        assertEquals(new BigDecimal(tie).movePointLeft(d).setScale(0, RoundingMode.HALF_EVEN).toBigIntegerExact(),
+            big(x), tie + " / 10^" + d + " half even");
+      }
       int p = 1 + rnd.nextInt(38);
       assertEquals(a.abs().compareTo(BigInteger.TEN.pow(p)) < 0, of(a).fitsPrecision(p));
+      long divisor = rnd.nextLong() >>> rnd.nextInt(64);
+      if (divisor != 0) {
+        BigInteger ud = new BigInteger(Long.toUnsignedString(divisor));
+        BigInteger m = a.abs().compareTo(MAX) > 0 ? MAX : a.abs();
+        x = of(m);
+        long rem = x.divideUnsigned(divisor);
+        assertEquals(m.divide(ud), big(x), m + " / " + ud);
+        assertEquals(m.mod(ud), new BigInteger(Long.toUnsignedString(rem)), m + " % " + ud);
+      }
     }
     Int128 min = of(MIN);
     assertEquals(false, min.negate());
