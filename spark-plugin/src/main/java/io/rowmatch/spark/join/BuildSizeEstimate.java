@@ -3,6 +3,8 @@ package io.rowmatch.spark.join;
 import java.math.BigInteger;
 
 import org.apache.spark.MapOutputStatistics;
+import org.apache.spark.sql.catalyst.plans.LeftAnti$;
+import org.apache.spark.sql.catalyst.plans.LeftSemi$;
 import org.apache.spark.sql.catalyst.plans.logical.Join;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.execution.CoalescedPartitionSpec;
@@ -24,7 +26,11 @@ import scala.jdk.javaapi.CollectionConverters;
  *   <li>AQE's runtime statistics of a materialized build stage: the shuffle's bytes per reduce partition
  *       (summed as AQE coalesced them), or the broadcast relation's data size;
  *   <li>the optimizer's estimate of the build side's logical plan, divided by the partition count for a
- *       shuffled join; ignored when it is Spark's "unknown" default.
+ *       shuffled join; ignored when it is Spark's "unknown" default, and when the build side holds a join the
+ *       optimizer sized without row counts: without CBO an inner, outer or existence join's size is the product of
+ *       its inputs' sizes (TPC-DS q10's semi join build side, store_sales x date_dim, came out at 11 GB per task
+ *       for a few thousand rows, and q59's re-planned join of two aggregated stages likewise), which says
+ *       nothing about the rows it returns.
  * </ol>
  * Shuffle bytes are compressed and the Arrow build side adds its key table, so the figure is a lower bound
  * of the memory the build needs: the planner only stays vanilla when even this figure exceeds the memory
@@ -95,9 +101,13 @@ final class BuildSizeEstimate {
     if (link.isEmpty() || !(link.get() instanceof Join j)) {
       return null;
     }
+    LogicalPlan side = buildLeft ? j.left() : j.right();
     BigInteger size;
     try {
-      size = (buildLeft ? j.left() : j.right()).stats().sizeInBytes().bigInteger();
+      if (holdsProductEstimate(side)) {
+        return null;
+      }
+      size = side.stats().sizeInBytes().bigInteger();
     } catch (RuntimeException e) {
       return null;
     }
@@ -114,5 +124,23 @@ final class BuildSizeEstimate {
     BigInteger perTask = size.divide(BigInteger.valueOf(partitions));
     return new Estimate(perTask.min(BigInteger.valueOf(Long.MAX_VALUE)).longValue(),
         "optimizer estimate / " + partitions + " partitions");
+  }
+
+  /**
+   * Whether some join in this plan was sized as the product of its inputs (no row count: CBO off or without
+   * column statistics); a semi or anti join is sized as its left side, which is a bound. A materialized AQE stage
+   * is a leaf here, with its runtime size.
+   */
+  static boolean holdsProductEstimate(LogicalPlan plan) {
+    if (plan instanceof Join j && j.joinType() != LeftSemi$.MODULE$ && j.joinType() != LeftAnti$.MODULE$
+        && j.stats().rowCount().isEmpty()) {
+      return true;
+    }
+    for (LogicalPlan child : CollectionConverters.asJava(plan.children())) {
+      if (holdsProductEstimate(child)) {
+        return true;
+      }
+    }
+    return false;
   }
 }
