@@ -6,7 +6,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.{ApplyColumnarRulesAndInsertTransitions, CollapseCodegenStages, SparkPlan,
+  WholeStageCodegenExec}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, ReusedExchangeExec, RowmatchBroadcastExchangeExec}
 import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, SortMergeJoinExec}
@@ -165,6 +166,29 @@ class ArrowBroadcastSuite extends JoinQueryTest {
       val vanillaBuild = replanned.children(if (join.spec.buildLeft) 0 else 1)
       assert(vanillaBuild.isInstanceOf[BroadcastExchangeExec], replanned.treeString)
       assert(vanillaBuild.output.map(_.exprId) == build.output.map(_.exprId))
+    }
+  }
+
+  // AQE made the Rowmatch broadcast a stage (its plan collapsed into codegen stages) before a re-planning left a
+  // vanilla join over it: the exchange given back becomes a new stage, collapsed again. Seen in Spark's
+  // postgreSQL/join.sql (1 run in 36): a codegen stage nested in another failed with UNSUPPORTED_CALL.
+  test("Spark's exchange given back over a broadcast stage's plan runs as a new stage and returns the build side's rows") {
+    withConf(Broadcast.conf ++ Seq("spark.sql.adaptive.enabled" -> "false"): _*) {
+      // md5 has no Rowmatch kernel: its projection stays in Spark's codegen under a rows->Arrow transition.
+      val buildSide = side(30, 20, 19).select(col("k"), md5(col("s")).as("h"))
+      val df = side(100, 20, 18).join(broadcast(buildSide), Seq("k"))
+      val stagePlan = df.queryExecution.executedPlan.collectFirst { case e: RowmatchBroadcastExchangeExec => e }
+        .getOrElse(fail(df.queryExecution.executedPlan.treeString))
+      assert(stagePlan.exists(_.isInstanceOf[WholeStageCodegenExec]), stagePlan.treeString)
+      val givenBack = RowmatchBroadcastExchangeExec.vanillaBuild(stagePlan)
+      val newStage = Seq(ApplyColumnarRulesAndInsertTransitions(spark.sessionState.columnarRules, false),
+        CollapseCodegenStages()).foldLeft(givenBack)((plan, rule) => rule(plan))
+      val rows = newStage.children.head.executeCollect().map { r =>
+        (if (r.isNullAt(0)) null else Int.box(r.getInt(0)), if (r.isNullAt(1)) null else r.getUTF8String(1).toString)
+      }
+      // The join's build side: the optimizer added `k IS NOT NULL` below it.
+      val expected = buildSide.filter(col("k").isNotNull).collect().map(r => (r.get(0), r.getString(1)))
+      assert(rows.toSeq.sortBy(_.toString) == expected.toSeq.sortBy(_.toString), newStage.treeString)
     }
   }
 }

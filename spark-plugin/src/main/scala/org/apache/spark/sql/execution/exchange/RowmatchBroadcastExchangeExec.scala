@@ -18,12 +18,12 @@ import org.apache.spark.sql.errors.QueryExecutionErrors
 import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec
 import org.apache.spark.sql.execution.joins.HashedRelationBroadcastMode
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.execution.{ProjectExec, SparkPlan, SQLExecution}
+import org.apache.spark.sql.execution.{InputAdapter, ProjectExec, SparkPlan, SQLExecution, WholeStageCodegenExec}
 import org.apache.spark.sql.types.LongType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.util.SparkFatalException
 
-import io.rowmatch.spark.arrow.ArrowBatchConsumer
+import io.rowmatch.spark.arrow.{ArrowBatchConsumer, RowmatchToArrowExec}
 import io.rowmatch.spark.join.ArrowBroadcast
 
 /**
@@ -177,7 +177,8 @@ object RowmatchBroadcastExchangeExec {
   /**
    * Spark's broadcast exchange over the same rows, for a vanilla join that a re-planning left over a Rowmatch
    * broadcast (it reads a HashedRelation). The build side runs again as rows; its output keeps the exprIds
-   * the join refers to.
+   * the join refers to. The new exchange becomes a new stage, which AQE plans again (transitions, codegen
+   * stages): it gets the build side as planned before that, see [[asPlannedBeforeStage]].
    */
   def vanillaBuild(plan: SparkPlan): SparkPlan = {
     def exchange(p: SparkPlan): RowmatchBroadcastExchangeExec = p match {
@@ -187,10 +188,27 @@ object RowmatchBroadcastExchangeExec {
       case other => throw new IllegalArgumentException(s"not a Rowmatch broadcast: ${other.nodeName}")
     }
     val e = exchange(plan)
-    val rows = if (plan.output.map(_.exprId) == e.child.output.map(_.exprId)) e.child
-    else ProjectExec(e.child.output.zip(plan.output).map { case (from, to) =>
+    val build = asPlannedBeforeStage(e.child)
+    val rows = if (plan.output.map(_.exprId) == build.output.map(_.exprId)) build
+    else ProjectExec(build.output.zip(plan.output).map { case (from, to) =>
       Alias(from, to.name)(exprId = to.exprId)
-    }, e.child)
+    }, build)
     BroadcastExchangeExec(e.mode, rows)
+  }
+
+  /**
+   * A stage's plan without what AQE added when it made the stage: its codegen stages (collapsing them again
+   * would nest one whole-stage codegen in another, which fails at execution) and the rows->Arrow transition on
+   * top (a vanilla exchange wants rows: Spark adds the transitions it needs). Stages inside stay as they are.
+   */
+  private[exchange] def asPlannedBeforeStage(plan: SparkPlan): SparkPlan = {
+    val plain = plan.transformUp {
+      case w: WholeStageCodegenExec => w.child
+      case i: InputAdapter => i.child
+    }
+    plain match {
+      case t: RowmatchToArrowExec => t.child
+      case other => other
+    }
   }
 }
