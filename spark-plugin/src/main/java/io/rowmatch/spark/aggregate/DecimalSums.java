@@ -26,7 +26,8 @@ final class DecimalSums {
   private final long bound;
   /**
    * Per group g: [2g] its sum as an unscaled long (while wide[g] is null), [2g + 1] a count the caller keeps
-   * (avg's). Side by side because a batch's rows land on random groups: one cache line per row, not two.
+   * (avg's count of values, sum's non-empty mark). Side by side because a batch's rows land on random
+   * groups: one cache line per row, not two.
    */
   private long[] slots = new long[0];
   /** Non-null once the group's sum left the long range; then it is the sum. */
