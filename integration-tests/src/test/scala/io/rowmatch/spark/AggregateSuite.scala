@@ -383,7 +383,8 @@ class AggregateSuite extends RowmatchQueryTest {
       executedNodes(q).filter(_.nodeName == "RowmatchHashAggregate").map(_.simpleString(100)).mkString("\n")
     // q17's 0.2 * avg and sum / 7.0 (decimal literals, as in SQL), q1's avg, a comparison
     def shapes = df.groupBy("k").agg(avg("d").as("a"), expr("0.2 * avg(d)").as("fifth"),
-      expr("sum(d) / 7.0").as("yearly"), (avg("d") > 0).as("pos"), expr("-avg(d) + 1").as("neg"))
+      expr("sum(d) / 7.0").as("yearly"), (avg("d") > 0).as("pos"), expr("-avg(d) + 1").as("neg"),
+      expr("avg(cast(d as decimal(15, 2)))").as("wide")) // TPC-H's type: a decimal(19, 6) result
     val rows = checkAnswerAndOperator(shapes, minOperators = 2)
     assert(rows.exists(r => r.getInt(0) == 5 && r.getDecimal(1) == new java.math.BigDecimal("-0.000313")), rows)
     assert(rows.exists(r => r.getInt(0) == 6 && r.getDecimal(1) == new java.math.BigDecimal("0.000156")), rows)

@@ -149,14 +149,15 @@ final class DecimalSums {
 
   /**
    * The group's sum divided by {@code divisor} (> 0) at scale {@code resultScale} (>= the buffer scale), rounded
-   * half up, as an unscaled long; {@link Long#MIN_VALUE} when it is not computed in longs (a wide sum, a scaled
-   * sum past 18 digits, or a quotient of {@code resultPrecision} digits or more): the caller goes through Spark's
+   * half up, as an unscaled long (of any result precision: TPC-H's avg over decimal(15, 2) is decimal(19, 6));
+   * {@link Long#MIN_VALUE} when it is not computed in longs (a wide sum, a scaled sum past 18 digits, or a
+   * quotient of {@code resultPrecision} digits or more): the caller goes through Spark's
    * Decimal then. Spark's Decimal division truncates the exact quotient at scale 39 before rounding half up to
    * the result scale; a truncation never crosses a half at a smaller scale, so this one rounding is the same.
    */
   long quotient(int g, long divisor, int resultPrecision, int resultScale) {
     int up = resultScale - scale;
-    if (wide[g] != null || up < 0 || up > 18 || resultPrecision > 18) {
+    if (wide[g] != null || up < 0 || up > 18) {
       return Long.MIN_VALUE;
     }
     long sum = slots[2 * g];
@@ -170,7 +171,7 @@ final class DecimalSums {
     if (rem >= divisor - rem) { // 2 * rem >= divisor, without overflow
       q++;
     }
-    if (q >= POW10[resultPrecision]) {
+    if (resultPrecision <= 18 && q >= POW10[resultPrecision]) { // q < 10^18 fits any wider precision
       return Long.MIN_VALUE;
     }
     return sum < 0 ? -q : q;

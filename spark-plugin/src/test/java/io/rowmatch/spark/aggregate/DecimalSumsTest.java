@@ -147,8 +147,10 @@ class DecimalSumsTest {
     int fast = 0;
     int ties = 0;
     int declined = 0;
-    // (sum precision, sum scale, result precision, result scale): avg over decimal(12, 2), (8, 0), (14, 4), (5, 5)
-    int[][] types = {{22, 2, 16, 6}, {18, 0, 12, 4}, {24, 4, 18, 8}, {15, 5, 9, 9}};
+    // (sum precision, sum scale, result precision, result scale): avg over decimal(12, 2), (8, 0), (14, 4), (5, 5),
+    // and over TPC-H's decimal(15, 2) and a decimal(28, 10), whose results are wider than a long's 18 digits
+    int[][] types = {{22, 2, 16, 6}, {18, 0, 12, 4}, {24, 4, 18, 8}, {15, 5, 9, 9}, {25, 2, 19, 6},
+        {38, 10, 32, 14}};
     for (int[] t : types) {
       try (HeapAccount heap = new HeapAccount(allocator, "test");
           DecimalVector input = new DecimalVector("in", allocator, 18, t[1])) {
