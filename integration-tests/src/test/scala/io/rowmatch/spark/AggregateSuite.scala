@@ -368,6 +368,52 @@ class AggregateSuite extends RowmatchQueryTest {
     }
   }
 
+  test("a final aggregate's result expressions on the columnar kernels: decimal avg halves, TPC-H shapes, ANSI") {
+    // Group k holds 2^k values, one cent (minus one for odd k) and zeros: avg is +-0.01 / 2^k, a half at the 7th
+    // decimal for k = 5, rounded half up (away from zero) as Spark does; plus random groups with nulls.
+    val rnd = new scala.util.Random(17)
+    val cent = new java.math.BigDecimal("0.01")
+    val halves = (0 until 8).flatMap(k => (0 until (1 << k)).map(i =>
+      Row(k, if (i > 0) java.math.BigDecimal.ZERO.setScale(2) else if (k % 2 == 0) cent else cent.negate())))
+    val random = (0 until 400).map(n => Row(8 + n % 13,
+      if (rnd.nextInt(6) == 0) null else new java.math.BigDecimal(rnd.nextInt(2000000) - 1000000).movePointLeft(2)))
+    val df = frame(StructType(Seq(StructField("k", IntegerType), StructField("d", DecimalType(12, 2)))),
+      halves ++ random, partitions = 3)
+    def results(q: DataFrame): String =
+      executedNodes(q).filter(_.nodeName == "RowmatchHashAggregate").map(_.simpleString(100)).mkString("\n")
+    // q17's 0.2 * avg and sum / 7.0 (decimal literals, as in SQL), q1's avg, a comparison
+    def shapes = df.groupBy("k").agg(avg("d").as("a"), expr("0.2 * avg(d)").as("fifth"),
+      expr("sum(d) / 7.0").as("yearly"), (avg("d") > 0).as("pos"), expr("-avg(d) + 1").as("neg"),
+      expr("avg(cast(d as decimal(15, 2)))").as("wide")) // TPC-H's type: a decimal(19, 6) result
+    val rows = checkAnswerAndOperator(shapes, minOperators = 2)
+    assert(rows.exists(r => r.getInt(0) == 5 && r.getDecimal(1) == new java.math.BigDecimal("-0.000313")), rows)
+    assert(rows.exists(r => r.getInt(0) == 6 && r.getDecimal(1) == new java.math.BigDecimal("0.000156")), rows)
+    val ours = withConf("spark.rowmatch.enabled" -> "true") { val q = shapes; q.collect(); q }
+    assert(results(ours).contains("(results columnar)"), results(ours))
+    // a result expression the kernels do not evaluate keeps Spark's row projection, and says why
+    def hexed = df.groupBy("k").agg(hex(sum("d")).as("h"), avg("d"))
+    checkAnswerAndOperator(hexed, minOperators = 2)
+    val byRows = withConf("spark.rowmatch.enabled" -> "true") { val q = hexed; q.collect(); q }
+    assert(results(byRows).contains("(results by rows: "), results(byRows))
+    // an overflow in a result expression: Spark's error under ANSI, null otherwise
+    val big = frame(StructType(Seq(StructField("k", IntegerType), StructField("v", LongType))),
+      Seq(Row(1, Long.MaxValue / 2 + 1), Row(2, 1L)), partitions = 1)
+    def overflowing = big.groupBy("k").agg((sum("v") * 2).as("twice"))
+    withConf("spark.sql.ansi.enabled" -> "true") {
+      val vanilla = withConf("spark.rowmatch.enabled" -> "false")(intercept[Exception](overflowing.collect()))
+      val (e, q) = withConf("spark.rowmatch.enabled" -> "true") {
+        val q = overflowing
+        (intercept[Exception](q.collect()), q)
+      }
+      assert(results(q).contains("(results columnar)"), results(q))
+      assert(String.valueOf(vanilla.getMessage).contains("ARITHMETIC_OVERFLOW"), vanilla)
+      assert(String.valueOf(e.getMessage).contains("ARITHMETIC_OVERFLOW"), e)
+    }
+    withConf("spark.sql.ansi.enabled" -> "false") {
+      checkAnswerAndOperator(overflowing, minOperators = 2)
+    }
+  }
+
   test("plugin settings switch replacement off per kind") {
     withConf("spark.rowmatch.aggregate.enabled" -> "false") {
       val df = mixed.groupBy("s").agg(sum("l"))

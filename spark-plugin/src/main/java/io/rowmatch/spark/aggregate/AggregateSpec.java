@@ -16,8 +16,9 @@ import io.rowmatch.spark.rules.CanonicalForms;
  * Everything an executor needs to run one RowmatchHashAggregate, decided on the driver by the planner:
  * key columns (by child ordinal), the functions, and how the output is formed from the "intermediate"
  * columns (keys, then each function's buffers or result). The output is either a pick of intermediate
- * columns (the common case: plain attributes and aliases of them) or a projection evaluated with Spark's
- * UnsafeProjection.
+ * columns (the common case: plain attributes and aliases of them) or a projection, evaluated by the columnar
+ * expression kernels when they support it ({@link #projectionRowReason}) and by Spark's UnsafeProjection
+ * otherwise.
  *
  * <p>Equality is by value over every field, so a plan node holding a spec compares as Spark's case classes
  * do; {@link #canonicalized()} is the form its node's canonical plan holds (see CanonicalForms).
@@ -47,6 +48,26 @@ public final class AggregateSpec implements Serializable {
    */
   public final long skipPartialMinRows;
   public final double skipPartialRatio;
+
+  /** The projection as Scala sequences (expressions, then the intermediate attributes they read). */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  scala.collection.immutable.Seq<org.apache.spark.sql.catalyst.expressions.Expression> projectionSeq() {
+    return scala.jdk.javaapi.CollectionConverters.asScala(
+        (List<org.apache.spark.sql.catalyst.expressions.Expression>) (List) projection).toList();
+  }
+
+  scala.collection.immutable.Seq<Attribute> intermediateSeq() {
+    return scala.jdk.javaapi.CollectionConverters.asScala(intermediateAttributes).toList();
+  }
+
+  /**
+   * Why the output projection is evaluated by Spark's row projection instead of the columnar kernels, or null
+   * when the kernels evaluate it (or there is none: the output is a pick).
+   */
+  public String projectionRowReason() {
+    return outputPick != null ? null
+        : io.rowmatch.spark.expression.ColumnarExpressions.unsupported(projectionSeq(), intermediateSeq());
+  }
 
   public AggregateSpec(int[] keyOrdinals, boolean[] keyNormalize, List<FunctionSpec> functions,
       boolean finalResults, int[] outputPick, List<NamedExpression> projection,

@@ -18,8 +18,9 @@ import org.apache.spark.sql.types.DecimalType;
  * <p>As for sum, a running sum that no longer fits the buffer precision becomes null for good (Spark's
  * UnsafeRow buffer stores null), and a merged null sum stays null. The result is null for count 0;
  * an overflowed sum raises Spark's overflow error under ANSI (suggesting try_avg) and is null otherwise;
- * the division and its rounding are done by Spark's own Decimal (sum / count, then toPrecision with
- * HALF_UP), so the digits are the same as Spark's.
+ * the division is the exact quotient rounded half up at the result scale, in longs while the sum fits
+ * ({@link DecimalSums#quotient}), by Spark's own Decimal otherwise (sum / count, then toPrecision with HALF_UP),
+ * so the digits are the same as Spark's.
  */
 final class AvgDecimalKernel implements AggregateKernel {
   private final FunctionSpec spec;
@@ -28,8 +29,8 @@ final class AvgDecimalKernel implements AggregateKernel {
   private final HeapAccount heap;
   private final int sumPrecision;
   private final int sumScale;
+  /** The running sums, each group's count of values kept next to its sum. */
   private final DecimalSums sums;
-  private long[] counts = new long[0];
 
   AvgDecimalKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
     this.spec = spec;
@@ -44,7 +45,6 @@ final class AvgDecimalKernel implements AggregateKernel {
 
   private void grow(int groupCount) {
     sums.grow(groupCount);
-    counts = GrowableState.ensure(heap, counts, groupCount);
   }
 
   @Override
@@ -53,10 +53,14 @@ final class AvgDecimalKernel implements AggregateKernel {
     DecimalVector input = (DecimalVector) columns[spec.inputOrdinals[0]];
     if (spec.merge) {
       BigIntVector count = (BigIntVector) columns[spec.inputOrdinals[1]];
+      boolean countNulls = count.getNullCount() > 0;
+      boolean sumNulls = input.getNullCount() > 0;
       for (int i = 0; i < rows; i++) {
         int g = groupIds[i];
-        counts[g] += count.isNull(i) ? 0 : count.get(i);
-        if (input.isNull(i)) {
+        if (!countNulls || !count.isNull(i)) {
+          sums.addCount(g, count.get(i));
+        }
+        if (sumNulls && input.isNull(i)) {
           sums.markOverflowed(g);
         } else {
           sums.add(g, input, i);
@@ -64,14 +68,7 @@ final class AvgDecimalKernel implements AggregateKernel {
       }
       return;
     }
-    for (int i = 0; i < rows; i++) {
-      if (input.isNull(i)) {
-        continue;
-      }
-      int g = groupIds[i];
-      counts[g]++;
-      sums.add(g, input, i);
-    }
+    sums.addRows(input, rows, groupIds, true);
   }
 
   @Override
@@ -81,7 +78,7 @@ final class AvgDecimalKernel implements AggregateKernel {
     BigIntVector count = (BigIntVector) FunctionSpec.newVector(spec.bufferFields[1], timeZone, allocator);
     count.allocateNew(groupCount);
     for (int g = 0; g < groupCount; g++) {
-      count.setSafe(g, counts[g]);
+      count.setSafe(g, sums.count(g));
     }
     sums.writeBuffer(sum, groupCount);
     count.setValueCount(groupCount);
@@ -98,7 +95,8 @@ final class AvgDecimalKernel implements AggregateKernel {
       v.allocateNew(groupCount);
       boolean nullOnOverflow = !spec.ansi;
       for (int g = 0; g < groupCount; g++) {
-        if (counts[g] == 0) {
+        long n = sums.count(g);
+        if (n == 0) {
           v.setNull(g);
           continue;
         }
@@ -109,7 +107,12 @@ final class AvgDecimalKernel implements AggregateKernel {
           v.setNull(g);
           continue;
         }
-        Decimal quotient = Decimal.apply(sums.value(g)).$div(Decimal.apply(counts[g]));
+        long unscaled = sums.quotient(g, n, t.precision(), t.scale());
+        if (unscaled != Long.MIN_VALUE) {
+          v.setSafe(g, unscaled);
+          continue;
+        }
+        Decimal quotient = Decimal.apply(sums.value(g)).$div(Decimal.apply(n));
         Decimal r = quotient == null ? null
             : quotient.toPrecision(t.precision(), t.scale(), Decimal.ROUND_HALF_UP(), nullOnOverflow,
                 spec.errorContext);

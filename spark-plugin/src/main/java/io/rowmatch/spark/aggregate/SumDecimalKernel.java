@@ -28,8 +28,8 @@ final class SumDecimalKernel implements AggregateKernel {
   private final HeapAccount heap;
   private final int precision;
   private final int scale;
+  /** The running sums; a group's count there is non-zero once it is not empty (!isEmpty). */
   private final DecimalSums sums;
-  private boolean[] seen = new boolean[0]; // !isEmpty
 
   SumDecimalKernel(FunctionSpec spec, BufferAllocator allocator, String timeZone) {
     this.spec = spec;
@@ -44,7 +44,10 @@ final class SumDecimalKernel implements AggregateKernel {
 
   private void grow(int groupCount) {
     sums.grow(groupCount);
-    seen = GrowableState.ensure(heap, seen, groupCount);
+  }
+
+  private boolean seen(int g) {
+    return sums.count(g) != 0;
   }
 
   @Override
@@ -55,28 +58,19 @@ final class SumDecimalKernel implements AggregateKernel {
           groupIds);
       return;
     }
-    DecimalVector input = (DecimalVector) columns[spec.inputOrdinals[0]];
-    for (int i = 0; i < rows; i++) {
-      if (input.isNull(i)) {
-        continue;
-      }
-      int g = groupIds[i];
-      seen[g] = true;
-      sums.add(g, input, i);
-    }
+    sums.addRows((DecimalVector) columns[spec.inputOrdinals[0]], rows, groupIds, true);
   }
 
   private void merge(DecimalVector sum, BitVector isEmpty, int rows, int[] groupIds) {
     for (int i = 0; i < rows; i++) {
       int g = groupIds[i];
       boolean inEmpty = isEmpty.isNull(i) || isEmpty.get(i) != 0;
+      if (!inEmpty) {
+        sums.addCount(g, 1);
+      }
       if (!inEmpty && sum.isNull(i)) {
         sums.markOverflowed(g); // the other side overflowed: null whatever comes after
-        seen[g] = true;
         continue;
-      }
-      if (!inEmpty) {
-        seen[g] = true;
       }
       if (!sum.isNull(i)) {
         sums.add(g, sum, i);
@@ -91,7 +85,7 @@ final class SumDecimalKernel implements AggregateKernel {
     BitVector isEmpty = (BitVector) FunctionSpec.newVector(spec.bufferFields[1], timeZone, allocator);
     isEmpty.allocateNew(groupCount);
     for (int g = 0; g < groupCount; g++) {
-      isEmpty.setSafe(g, seen[g] ? 0 : 1);
+      isEmpty.setSafe(g, seen(g) ? 0 : 1);
     }
     sums.writeBuffer(sum, groupCount);
     isEmpty.setValueCount(groupCount);
@@ -106,7 +100,7 @@ final class SumDecimalKernel implements AggregateKernel {
     try {
       v.allocateNew(groupCount);
       for (int g = 0; g < groupCount; g++) {
-        if (!seen[g]) {
+        if (!seen(g)) {
           v.setNull(g);
         } else if (sums.overflowed(g)) {
           if (spec.ansi) {

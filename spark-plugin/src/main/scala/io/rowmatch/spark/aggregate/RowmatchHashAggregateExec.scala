@@ -78,7 +78,12 @@ case class RowmatchHashAggregateExec(
   override def simpleString(maxFields: Int): String =
     s"$nodeName(keys=${groupingExpressions.mkString("[", ", ", "]")}, " +
       s"functions=${aggregateExpressions.mkString("[", ", ", "]")}, " +
-      s"output=${output.mkString("[", ", ", "]")}, replaces=$replaced)"
+      s"output=${output.mkString("[", ", ", "]")}$results, replaces=$replaced)"
+
+  /** How the output projection runs, when there is one: the columnar kernels, or Spark's rows (with why). */
+  private def results: String =
+    if (spec.outputPick != null) ""
+    else Option(spec.projectionRowReason()).fold(" (results columnar)")(r => s" (results by rows: $r)")
 
   override def verboseStringWithOperatorId(): String = simpleString(Int.MaxValue)
 
