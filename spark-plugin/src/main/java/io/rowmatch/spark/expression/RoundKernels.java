@@ -171,7 +171,13 @@ final class RoundKernels {
         }
         ok = back == 0 || acc.scaleUp(back);
         ok = ok && acc.fitsPrecision(to.precision());
-        any |= out.putDecimal(i, acc, ok, over);
+        out.longs[i] = acc.lo;
+        if (out.his != null) {
+          out.his[i] = acc.hi;
+        }
+        long o = ok ? 0L : 1L;
+        over[i >>> 6] |= o << i;
+        any |= o;
       }
       if (any != 0) {
         long[] valid = out.validWords();
