@@ -23,7 +23,7 @@ import org.apache.spark.sql.types.LongType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.util.SparkFatalException
 
-import io.rowmatch.spark.arrow.{ArrowBatchConsumer, RowmatchToArrowExec}
+import io.rowmatch.spark.arrow.ArrowBatchConsumer
 import io.rowmatch.spark.join.ArrowBroadcast
 
 /**
@@ -198,17 +198,10 @@ object RowmatchBroadcastExchangeExec {
 
   /**
    * A stage's plan without what AQE added when it made the stage: its codegen stages (collapsing them again
-   * would nest one whole-stage codegen in another, which fails at execution) and the rows->Arrow transition on
-   * top (a vanilla exchange wants rows: Spark adds the transitions it needs). Stages inside stay as they are.
+   * would nest one whole-stage codegen in another, which fails at execution). Stages inside stay as they are.
    */
-  private[exchange] def asPlannedBeforeStage(plan: SparkPlan): SparkPlan = {
-    val plain = plan.transformUp {
-      case w: WholeStageCodegenExec => w.child
-      case i: InputAdapter => i.child
-    }
-    plain match {
-      case t: RowmatchToArrowExec => t.child
-      case other => other
-    }
+  private[exchange] def asPlannedBeforeStage(plan: SparkPlan): SparkPlan = plan.transformUp {
+    case w: WholeStageCodegenExec => w.child
+    case i: InputAdapter => i.child
   }
 }
