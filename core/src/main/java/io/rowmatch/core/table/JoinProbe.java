@@ -92,9 +92,14 @@ public final class JoinProbe {
    * shorter array's length. Returns 0 when every pair of this batch has been handed out.
    */
   public int nextPairs(int[] probeRows, int[] buildRows) {
-    int limit = Math.min(probeRows.length, buildRows.length);
-    if (limit == 0) {
-      throw new IllegalArgumentException("output arrays must hold at least one pair");
+    return nextPairs(probeRows, buildRows, Math.min(probeRows.length, buildRows.length));
+  }
+
+  /** As {@link #nextPairs(int[], int[])}, writing at most {@code limit} pairs. */
+  public int nextPairs(int[] probeRows, int[] buildRows, int limit) {
+    if (limit <= 0 || limit > probeRows.length || limit > buildRows.length) {
+      throw new IllegalArgumentException("pair limit " + limit + " outside [1, " + Math.min(probeRows.length,
+          buildRows.length) + "] (the output arrays' length)");
     }
     int n = 0;
     while (n < limit) {

@@ -256,6 +256,38 @@ class JoinTableTest extends AllocatorTest {
     }
   }
 
+  /** A pair limit below the arrays' length hands out the same pairs in the same order, at most limit at a time. */
+  @Test
+  void pairLimitSplitsThePairsWithoutLosingOrReorderingAny() {
+    try (JoinTable t = new JoinTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
+        new boolean[] {false}, "n"); BigIntVector b = longs(allocator, 1, 2, 1, 1, 3, 2);
+        BigIntVector p = longs(allocator, 1, 5, 2, 1, 3)) {
+      t.addBatch(List.of(b), 6);
+      t.finish();
+      List<String> all = new ArrayList<>();
+      List<String> limited = new ArrayList<>();
+      for (int limit : new int[] {16, 3}) {
+        JoinProbe probe = t.newProbe();
+        probe.lookup(List.of(p), 5);
+        int[] pr = new int[16];
+        int[] br = new int[16];
+        int n;
+        while ((n = probe.nextPairs(pr, br, limit)) > 0) {
+          assertTrue(n <= limit, n + " pairs over the limit " + limit);
+          for (int k = 0; k < n; k++) {
+            (limit == 16 ? all : limited).add(pr[k] + ":" + br[k]);
+          }
+        }
+      }
+      assertEquals(9, all.size(), all.toString()); // probe rows 1, 2, 1, 3 match 3, 2, 3, 1 build rows; 5 none
+      assertEquals(all, limited);
+      JoinProbe probe = t.newProbe();
+      probe.lookup(List.of(p), 5);
+      assertThrows(IllegalArgumentException.class, () -> probe.nextPairs(new int[4], new int[4], 0));
+      assertThrows(IllegalArgumentException.class, () -> probe.nextPairs(new int[4], new int[4], 5));
+    }
+  }
+
   /** Both integral lookups read the probe batch's rows, not its buffer's first rows, when a vector is a slice. */
   @Test
   void slicedIntegralProbeColumn() {

@@ -28,9 +28,10 @@ import io.rowmatch.spark.testing.TestFaults;
 
 /**
  * Executes one partition of a RowmatchHashJoin: probes each streamed Arrow batch against the build side's
- * JoinTable and emits Arrow batches of at most batchSize rows, in this order per probe batch: the matching
- * pairs (filtered by the extra condition, if any), then the probe rows an outer/semi/anti join keeps by
- * themselves (an existence join: every probe row, with its "exists" flag); after the last probe batch, the build
+ * JoinTable and emits Arrow batches of at most batchSize rows: per probe batch, the matching pairs (filtered by
+ * the extra condition, if any; chunks of fewer than half a batch coalesced with the next probe batches' pairs),
+ * then the probe rows an outer/semi/anti join keeps by themselves (an existence join: every probe row, with its
+ * "exists" flag); the output claims no order. After the last probe batch, the build
  * rows a build-side outer (or build-left semi/anti) join keeps. Matches are tracked after the condition, so
  * "matched" means "has a pair that passes the condition", as in Spark. A semi, anti or existence join on the
  * probe side evaluates no pair of a probe row after its first passing one (an ANSI error there is one Spark
@@ -247,6 +248,9 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
             probeVectors = null;
             phase = Phase.BUILD_ROWS;
             cursor = 0;
+            if (output.appendedRows() > 0) {
+              return output.flush();
+            }
             continue;
           }
           ColumnarBatch b = probeInput.next();
@@ -256,7 +260,8 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
           startProbeBatch(b);
         }
         case PAIRS -> {
-          int m = probe.nextPairs(pairProbe, pairBuild);
+          // A batch being coalesced takes at most what it has room for.
+          int m = probe.nextPairs(pairProbe, pairBuild, pairProbe.length - output.appendedRows());
           if (m == 0) {
             phase = Phase.PROBE_ROWS;
             cursor = 0;
@@ -264,7 +269,10 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
           }
           m = keepPassing(m);
           if (m > 0 && !spec.existence()) {
-            return output.gather(probeVectors, pairProbe, build.columns(), pairBuild, m, allocator);
+            ColumnarBatch out = emitPairs(m);
+            if (out != null) {
+              return out;
+            }
           }
         }
         case PROBE_ROWS -> {
@@ -314,6 +322,21 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
         }
       }
     }
+  }
+
+  /**
+   * The chunk's {@code m} kept pairs as a batch of their own when they fill half a batch; else appended to the
+   * batch being coalesced (across probe batches), which is emitted once it holds half a batch (null until then).
+   * A selective condition or an inner join's misses leave chunks of a few rows, and every operator above pays
+   * per batch (vectors allocated and released, kernels and lookups set up).
+   */
+  private ColumnarBatch emitPairs(int m) {
+    int half = Math.max(1, pairProbe.length / 2);
+    if (output.appendedRows() == 0 && m >= half) {
+      return output.gather(probeVectors, pairProbe, build.columns(), pairBuild, m, allocator);
+    }
+    output.append(probeVectors, pairProbe, build.columns(), pairBuild, m, pairProbe.length, allocator);
+    return output.appendedRows() >= half ? output.flush() : null;
   }
 
   private void startProbeBatch(ColumnarBatch b) {
@@ -506,6 +529,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
       pending.close();
       pending = null;
     }
+    output.close();
     probeKeys.close();
     releaseBuild.run();
   }

@@ -21,9 +21,10 @@ import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
  * at given row indices (-1, or no index array at all, for the null-padded side of an outer join). Fresh
  * vectors per batch (the consumer reads a batch before asking for the next; the previous one is released
  * then), filled column by column by {@link ArrowCopy#gather} (buffer to buffer for fixed and variable width,
- * Arrow's copyFromSafe for the rest). One per task: it keeps scratch arrays between batches.
+ * Arrow's copyFromSafe for the rest). Small chunks of pairs can instead be appended to one batch being coalesced
+ * ({@link #append}, {@link #flush}). One per task: it keeps scratch arrays between batches.
  */
-public final class JoinOutput {
+public final class JoinOutput implements AutoCloseable {
   private final List<Field> fields = new ArrayList<>();
   /** Per output column: true when it comes from the probe side; and its ordinal in that side's columns. */
   private final boolean[] fromProbe;
@@ -32,6 +33,9 @@ public final class JoinOutput {
   private final int existsColumn;
   /** Scratch for variable-width gathers, grown to the largest batch. */
   private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
+  /** The batch being coalesced by {@link #append} (null: none) and its rows so far. */
+  private FieldVector[] appended;
+  private int appendedRows;
 
   public JoinOutput(JoinSpec spec) {
     StructType left = spec.leftSchema;
@@ -124,5 +128,63 @@ public final class JoinOutput {
       throw e;
     }
     return new ColumnarBatch(out, count);
+  }
+
+  /** Rows appended since the last {@link #flush}. */
+  public int appendedRows() {
+    return appendedRows;
+  }
+
+  /**
+   * Appends {@code count} pairs, each present on both sides ({@code probeRows[i]}, {@code buildRows[i]} >= 0),
+   * to the batch being coalesced, opened with room for {@code capacity} rows.
+   */
+  public void append(ValueVector[] probe, int[] probeRows, List<FieldVector> build, int[] buildRows, int count,
+      int capacity, BufferAllocator allocator) {
+    if (existsColumn >= 0) {
+      throw new IllegalStateException("an existence join emits probe rows, not pairs");
+    }
+    if (appended == null) {
+      FieldVector[] made = new FieldVector[fields.size()];
+      appended = made;
+      for (int c = 0; c < made.length; c++) {
+        FieldVector v = fields.get(c).createVector(allocator);
+        made[c] = v;
+        v.setInitialCapacity(Math.max(capacity, 1));
+        v.allocateNew();
+      }
+    }
+    for (int c = 0; c < appended.length; c++) {
+      ValueVector src = fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]);
+      ArrowCopy.append(src, fromProbe[c] ? probeRows : buildRows, count, appended[c], appendedRows, scratch);
+    }
+    appendedRows += count;
+  }
+
+  /** The batch coalesced by {@link #append} since the last flush (the caller owns it); none is open after. */
+  public ColumnarBatch flush() {
+    ColumnVector[] out = new ColumnVector[appended.length];
+    for (int c = 0; c < out.length; c++) {
+      appended[c].setValueCount(appendedRows);
+      out[c] = new RowReadArrowColumnVector(appended[c]);
+    }
+    ColumnarBatch batch = new ColumnarBatch(out, appendedRows);
+    appended = null;
+    appendedRows = 0;
+    return batch;
+  }
+
+  /** Releases a batch still being coalesced (a task that ends early). */
+  @Override
+  public void close() {
+    if (appended != null) {
+      for (FieldVector v : appended) {
+        if (v != null) {
+          v.close();
+        }
+      }
+      appended = null;
+      appendedRows = 0;
+    }
   }
 }
