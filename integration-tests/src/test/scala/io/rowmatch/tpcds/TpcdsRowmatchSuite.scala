@@ -41,6 +41,8 @@ class TpcdsRowmatchSuite extends RowmatchQueryTest {
     .getOrCreate()
 
   private val counted = scala.collection.mutable.LinkedHashMap[String, Int]()
+  /** Each query's fallback reasons ("Node: reason"), written to target/tpcds-fallback-reasons.tsv. */
+  private val reasons = scala.collection.mutable.LinkedHashMap[String, Seq[String]]()
 
   override protected def beforeAll(): Unit = {
     super.beforeAll()
@@ -54,6 +56,12 @@ class TpcdsRowmatchSuite extends RowmatchQueryTest {
         val file = Path.of("target", "tpcds-rowmatch-operators.tsv")
         Files.createDirectories(file.getParent)
         Files.writeString(file, ("query\trowmatch_operators" +: lines.toSeq).mkString("", "\n", "\n"))
+      }
+      if (reasons.nonEmpty) {
+        // One line per query and reason: which expressions and operators still keep work on rows.
+        val lines = reasons.toSeq.flatMap { case (q, rs) => rs.map(r => s"$q\t${r.replace('\t', ' ').replace('\n', ' ')}") }
+        Files.writeString(Path.of("target", "tpcds-fallback-reasons.tsv"),
+          ("query\treason" +: lines).mkString("", "\n", "\n"))
       }
     } finally {
       super.afterAll()
@@ -120,6 +128,7 @@ class TpcdsRowmatchSuite extends RowmatchQueryTest {
     val inspection = PlanInspector.inspect(plan, "Rowmatch")
     val count = inspection.operatorCount()
     counted(name) = count
+    reasons(name) = inspection.fallbackReasons().asScala.toSeq
     val detail = s"$name: ${inspection.operatorSummary()}; fallback reasons: ${inspection.fallbackReasons()}"
     pinned.get(name) match {
       case Some(expected) => assert(expected.contains(count),

@@ -208,6 +208,26 @@ class ColumnarExpressionsSuite extends RowmatchQueryTest {
   }
 
   for (ansi <- Seq("true", "false")) {
+    Seq("i8", "i16", "i32", "i64", "f32", "f64").foreach { c =>
+      test(s"pmod on $c: signs, MIN pmod -1, NaN, infinities, -0.0, division by zero (ansi $ansi)") {
+        withConf("spark.sql.ansi.enabled" -> ansi) {
+          // a zero divisor: null, or Spark's error under ANSI (both engines), and not raised where the branch is
+          // not evaluated
+          val t = families.toMap.apply(c).sql
+          Seq(s"pmod(${c}a, ${c}b)", s"pmod(${c}a, cast(-1 as $t))", s"pmod(${c}b, ${c}a)",
+            s"if(${c}b = 0 OR ${c}b IS NULL, null, pmod(${c}a, ${c}b))", s"pmod(-${c}a, cast(7 as $t))")
+            .foreach(e => project(Seq(e)))
+          filter(s"${c}b <> 0 AND pmod(${c}a, ${c}b) >= 0")
+          val df = data.selectExpr(s"if(${c}b = 0, null, pmod(${c}a, ${c}b)) AS r").groupBy("r").count()
+          df.collect()
+          assert(executedNodes(df).exists(_.nodeName == "RowmatchProject") &&
+            !fallbackReasons(df).exists(_.contains("pmod")), planText(df))
+        }
+      }
+    }
+  }
+
+  for (ansi <- Seq("true", "false")) {
     test(s"decimal division and remainder: Spark's result types, half-up rounding, overflow, zero divisors (ansi $ansi)") {
       withConf("spark.sql.ansi.enabled" -> ansi) {
         // one failing expression per query; a zero divisor in every row: null, or DIVIDE_BY_ZERO / REMAINDER_BY_ZERO

@@ -35,6 +35,7 @@ import org.apache.spark.sql.catalyst.expressions.MakeDecimal;
 import org.apache.spark.sql.catalyst.expressions.Multiply;
 import org.apache.spark.sql.catalyst.expressions.Not;
 import org.apache.spark.sql.catalyst.expressions.Or;
+import org.apache.spark.sql.catalyst.expressions.Pmod;
 import org.apache.spark.sql.catalyst.expressions.Remainder;
 import org.apache.spark.sql.catalyst.expressions.Round;
 import org.apache.spark.sql.catalyst.expressions.StartsWith;
@@ -76,6 +77,7 @@ final class Expressions {
       SupportedExpression.of(Divide.class, ArithmeticKernels::binary),
       SupportedExpression.of(UnaryMinus.class, ArithmeticKernels::unaryMinus),
       SupportedExpression.of(Remainder.class, ArithmeticKernels::binary),
+      SupportedExpression.of(Pmod.class, ArithmeticKernels::binary),
       SupportedExpression.of(Round.class, RoundKernels::plan),
       SupportedExpression.of(BRound.class, RoundKernels::plan),
       SupportedExpression.of(UnscaledValue.class, DecimalKernels::unscaledValue),

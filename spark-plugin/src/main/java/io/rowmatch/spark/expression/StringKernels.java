@@ -72,25 +72,16 @@ final class StringKernels {
     return -1;
   }
 
-  static final class Predicate extends Kernel {
+  static final class Predicate extends BinaryKernel {
     final int op;
-    final Kernel left;
-    final Kernel right;
 
     Predicate(Expression e, int op, Kernel left, Kernel right) {
-      super(e);
+      super(e, left, right);
       this.op = op;
-      this.left = left;
-      this.right = right;
     }
 
     @Override
-    Vec eval(EvalBatch in, long[] active) {
-      Vec a = left.eval(in, active);
-      Vec b = right.eval(in, active);
-      int n = in.rows;
-      Vec out = Vec.allocate(type, n);
-      out.valid = Vec.andValid(a.valid, b.valid);
+    void compute(Vec a, Vec b, Vec out, int n, long[] active) {
       long[] bits = out.bits;
       for (int i = 0; i < n; i++) {
         int l = a.lens[i];
@@ -102,7 +93,6 @@ final class StringKernels {
         };
         bits[i >>> 6] |= (m ? 1L : 0L) << i;
       }
-      return out;
     }
   }
 
