@@ -302,6 +302,16 @@ class ColumnarExpressionsSuite extends RowmatchQueryTest {
     filter("sa LIKE '%a%' AND NOT sb LIKE 'b%'")
   }
 
+  test("concat of strings: nulls, empty and multibyte values, literals, nested") {
+    project(Seq("concat(sa, sb)", "concat(sa, ', ', sb)", "concat(sa)", "concat(sb, sa, sb)", "concat(sa, null)",
+      "concat(concat(sa, '日'), substring(sb, 2, 3))", "sa || sb"))
+    filter("concat(sa, sb) LIKE 'a%b' OR concat(sb, '-') = '-'")
+    val df = data.selectExpr("concat(sa, ', ', sb) AS c").groupBy("c").count()
+    df.collect()
+    assert(executedNodes(df).exists(_.nodeName == "RowmatchProject") &&
+      !fallbackReasons(df).exists(_.contains("concat")), planText(df))
+  }
+
   test("IN lists and InSet with nulls") {
     project(Seq("i32a IN (1, 2, 3, -1000)", "i32a IN (1, null)", "d9a IN (0.00, 1.50)",
       s"i64a IN (${(1 to 30).mkString(", ")})", "sa IN ('a', null)"))

@@ -13,6 +13,7 @@ import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.CaseWhen;
 import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.Coalesce;
+import org.apache.spark.sql.catalyst.expressions.Concat;
 import org.apache.spark.sql.catalyst.expressions.Contains;
 import org.apache.spark.sql.catalyst.expressions.Divide;
 import org.apache.spark.sql.catalyst.expressions.EndsWith;
@@ -92,7 +93,8 @@ final class Expressions {
       SupportedExpression.of(Contains.class, StringKernels::predicate),
       SupportedExpression.of(Like.class, StringKernels::like),
       SupportedExpression.of(Length.class, StringKernels::length),
-      SupportedExpression.of(Substring.class, StringKernels::substring));
+      SupportedExpression.of(Substring.class, StringKernels::substring),
+      SupportedExpression.of(Concat.class, StringKernels::concat));
 
   private static final Map<Class<?>, SupportedExpression> BY_CLASS = new HashMap<>();
 
