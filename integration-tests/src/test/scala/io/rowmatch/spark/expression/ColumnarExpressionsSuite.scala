@@ -228,6 +228,38 @@ class ColumnarExpressionsSuite extends RowmatchQueryTest {
   }
 
   for (ansi <- Seq("true", "false")) {
+    test(s"abs on integral, floating and decimal values: MIN, -0.0, NaN, the decimal type kept (ansi $ansi)") {
+      withConf("spark.sql.ansi.enabled" -> ansi) {
+        // abs(MIN): the wrap, or ARITHMETIC_OVERFLOW under ANSI (both engines); one failing expression per query
+        numeric.foreach { c =>
+          Seq(s"abs(${c}a)", s"abs(${c}a - ${c}b)").foreach(e => project(Seq(e)))
+        }
+        filter("abs(f64a) > 1.5 OR abs(d9a) < 1")
+        // q47's shape: abs(x - avg) / avg > 0.1
+        filter("d18b <> 0 AND abs(d18a - d18b) / d18b > 0.1")
+        val df = data.selectExpr("abs(d38a) AS a", "abs(f32b) AS f", "abs(i16a + 1) AS i").groupBy("a", "f", "i")
+          .count()
+        df.collect()
+        assert(executedNodes(df).exists(_.nodeName == "RowmatchProject") &&
+          !fallbackReasons(df).exists(_.contains("abs")), planText(df))
+      }
+    }
+
+    test(s"date_add and date_sub of int, smallint and tinyint days: before 1970, far ahead, nulls (ansi $ansi)") {
+      withConf("spark.sql.ansi.enabled" -> ansi) {
+        project(Seq("date_add(dta, 5)", "date_sub(dtb, 30)", "date_add(dta, i32a)", "date_sub(dta, i32b)",
+          "date_add(dtb, i16a)", "date_sub(dta, i8b)", "dta + 3", "dtb - i16b", "date_add(dta, i32a) > dtb"))
+        // q72's join condition as a filter: d3.d_date > date_add(d1.d_date, 5)
+        filter("dtb > date_add(dta, 5)")
+        val df = data.selectExpr("date_add(dta, 5) AS d", "date_sub(dtb, i8a) AS e").groupBy("d", "e").count()
+        df.collect()
+        assert(executedNodes(df).exists(_.nodeName == "RowmatchProject") &&
+          !fallbackReasons(df).exists(r => r.contains("date_add") || r.contains("date_sub")), planText(df))
+      }
+    }
+  }
+
+  for (ansi <- Seq("true", "false")) {
     test(s"decimal division and remainder: Spark's result types, half-up rounding, overflow, zero divisors (ansi $ansi)") {
       withConf("spark.sql.ansi.enabled" -> ansi) {
         // one failing expression per query; a zero divisor in every row: null, or DIVIDE_BY_ZERO / REMAINDER_BY_ZERO

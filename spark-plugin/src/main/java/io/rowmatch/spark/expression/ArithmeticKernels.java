@@ -1,5 +1,6 @@
 package io.rowmatch.spark.expression;
 
+import org.apache.spark.sql.catalyst.expressions.Abs;
 import org.apache.spark.sql.catalyst.expressions.Add;
 import org.apache.spark.sql.catalyst.expressions.BinaryArithmetic;
 import org.apache.spark.sql.catalyst.expressions.Divide;
@@ -19,14 +20,16 @@ import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.ShortType;
 
 /**
- * + - * / % pmod and unary minus on integral and floating values (decimals: {@link DecimalKernels}). Integral results
+ * + - * / % pmod, unary minus and abs on integral and floating values (decimals: {@link DecimalKernels}). Integral results
  * wrap as Java's do (Spark's LEGACY mode) or, under ANSI, a row that overflows is handed to Spark's own
  * expression, which raises its error; a float result is the double result rounded once to float (exact for
  * these operations: % is IEEE fmod, exact). Remainder is Java's {@code %} (the dividend's sign; {@code MIN % -1}
  * is 0, never an overflow). Pmod is Spark's {@code r = a % n; r < 0 ? (r + n) % n : r} in the type's own
  * arithmetic: an int's {@code r + n} wraps (a long's too), a byte's and a short's is an int and does not; a float's
  * {@code r + n} is rounded to float before the second %. A zero divisor (0, 0.0 or -0.0) gives null, or under
- * ANSI Spark's DIVIDE_BY_ZERO / REMAINDER_BY_ZERO error ({@link #zeroDivisors}).
+ * ANSI Spark's DIVIDE_BY_ZERO / REMAINDER_BY_ZERO error ({@link #zeroDivisors}). Abs is negation of the negative
+ * rows: the minimum wraps to itself (Java's Math.abs) or, under ANSI, is Spark's overflow error; a floating abs
+ * clears the sign bit (-0.0 is 0.0, NaN stays NaN); a decimal keeps its type.
  */
 final class ArithmeticKernels {
   private ArithmeticKernels() {}
@@ -65,7 +68,16 @@ final class ArithmeticKernels {
     if (!integral(t) && !(t instanceof FloatType || t instanceof DoubleType) && !(t instanceof DecimalType)) {
       throw p.refuse("negation of " + t.simpleString() + " is not evaluated columnar: " + e.sql());
     }
-    return new Negate(e, u.failOnError(), p.child(u.child()));
+    return new Negate(e, u.failOnError(), false, p.child(u.child()));
+  }
+
+  static Kernel abs(Expression e, ExpressionPlanning p) {
+    Abs a = (Abs) e;
+    DataType t = e.dataType();
+    if (!integral(t) && !(t instanceof FloatType || t instanceof DoubleType) && !(t instanceof DecimalType)) {
+      throw p.refuse("abs of " + t.simpleString() + " is not evaluated columnar: " + e.sql());
+    }
+    return new Negate(e, a.failOnError(), true, p.child(a.child()));
   }
 
   static boolean integral(DataType t) {
@@ -262,13 +274,16 @@ final class ArithmeticKernels {
     }
   }
 
+  /** Unary minus, or with {@code abs} the negation of the negative rows only (Spark's Abs). */
   static final class Negate extends Kernel {
     final boolean ansi;
+    final boolean abs;
     final Kernel child;
 
-    Negate(Expression e, boolean ansi, Kernel child) {
+    Negate(Expression e, boolean ansi, boolean abs, Kernel child) {
       super(e);
       this.ansi = ansi;
+      this.abs = abs;
       this.child = child;
     }
 
@@ -281,17 +296,18 @@ final class ArithmeticKernels {
       switch (out.kind) {
         case Vec.DOUBLE -> {
           for (int i = 0; i < n; i++) {
-            out.doubles[i] = -c.doubles[i];
+            out.doubles[i] = abs ? Math.abs(c.doubles[i]) : -c.doubles[i];
           }
         }
         case Vec.DECIMAL -> {
           if (c.his == null) {
             for (int i = 0; i < n; i++) {
-              out.longs[i] = -c.longs[i];
+              long v = c.longs[i];
+              out.longs[i] = abs && v >= 0 ? v : -v;
             }
           } else {
             // Spark negates a wide decimal through Scala's BigDecimal, whose MathContext keeps 34 digits: rows
-            // with more go to Spark's own UnaryMinus (it rounds them, or fails)
+            // with more go to Spark's own expression (it rounds them, or fails)
             Int128 acc = new Int128();
             long[] hard = new long[Vec.words(n)];
             long any = 0;
@@ -300,7 +316,9 @@ final class ArithmeticKernels {
               long o = acc.fitsPrecision(34) ? 0L : 1L;
               hard[i >>> 6] |= o << i;
               any |= o;
-              acc.negate();
+              if (!abs || acc.hi < 0) {
+                acc.negate();
+              }
               out.his[i] = acc.hi;
               out.longs[i] = acc.lo;
             }
@@ -316,9 +334,9 @@ final class ArithmeticKernels {
           long any = 0;
           for (int i = 0; i < n; i++) {
             long v = c.longs[i];
-            long neg = wrap(-v, width);
+            long neg = abs && v >= 0 ? v : wrap(-v, width);
             out.longs[i] = neg;
-            long o = (neg == v && v != 0) ? 1L : 0L; // only the minimum negates to itself
+            long o = (neg == v && v < 0) ? 1L : 0L; // only the minimum negates to itself
             overflow[i >>> 6] |= o << i;
             any |= o;
           }

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.spark.sql.catalyst.expressions.Abs;
 import org.apache.spark.sql.catalyst.expressions.Add;
 import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.And;
@@ -15,6 +16,8 @@ import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.Coalesce;
 import org.apache.spark.sql.catalyst.expressions.Concat;
 import org.apache.spark.sql.catalyst.expressions.Contains;
+import org.apache.spark.sql.catalyst.expressions.DateAdd;
+import org.apache.spark.sql.catalyst.expressions.DateSub;
 import org.apache.spark.sql.catalyst.expressions.Divide;
 import org.apache.spark.sql.catalyst.expressions.EndsWith;
 import org.apache.spark.sql.catalyst.expressions.EqualNullSafe;
@@ -77,6 +80,7 @@ final class Expressions {
       SupportedExpression.of(Multiply.class, ArithmeticKernels::binary),
       SupportedExpression.of(Divide.class, ArithmeticKernels::binary),
       SupportedExpression.of(UnaryMinus.class, ArithmeticKernels::unaryMinus),
+      SupportedExpression.of(Abs.class, ArithmeticKernels::abs),
       SupportedExpression.of(Remainder.class, ArithmeticKernels::binary),
       SupportedExpression.of(Pmod.class, ArithmeticKernels::binary),
       SupportedExpression.of(Round.class, RoundKernels::plan),
@@ -88,6 +92,8 @@ final class Expressions {
       SupportedExpression.of(Coalesce.class, ConditionalKernels::coalesce),
       SupportedExpression.of(Cast.class, CastKernel::plan),
       SupportedExpression.of(Year.class, DateKernels::year),
+      SupportedExpression.of(DateAdd.class, DateKernels::dateAddSub),
+      SupportedExpression.of(DateSub.class, DateKernels::dateAddSub),
       SupportedExpression.of(StartsWith.class, StringKernels::predicate),
       SupportedExpression.of(EndsWith.class, StringKernels::predicate),
       SupportedExpression.of(Contains.class, StringKernels::predicate),
