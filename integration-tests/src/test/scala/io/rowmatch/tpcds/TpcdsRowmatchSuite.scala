@@ -8,9 +8,12 @@ import scala.util.{Failure, Success, Try}
 
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.execution.{FilterExec, ProjectExec, SparkPlan}
+import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
 
 import io.rowmatch.bench.tpch.{PlanInspector, TpcdsDataGenerator, TpcdsQuery, TpcdsWorkload, TpchDataset}
 import io.rowmatch.spark.{RowComparison, RowmatchQueryTest}
+import io.rowmatch.spark.arrow.{RowmatchFilterExec, RowmatchProjectExec}
 
 /**
  * The 103 TPC-DS queries (Spark's own texts, trino-tpcds data at SF 0.01, Spark's types) with the plugin
@@ -41,6 +44,13 @@ class TpcdsRowmatchSuite extends RowmatchQueryTest {
     .getOrCreate()
 
   private val counted = scala.collection.mutable.LinkedHashMap[String, Int]()
+  /** Each query's fallback reasons ("Node: reason"), written to target/tpcds-fallback-reasons.tsv. */
+  private val reasons = scala.collection.mutable.LinkedHashMap[String, Seq[String]]()
+  /**
+   * Each query's Filters and Projects left on rows, with the first expression the kernels do not evaluate (or
+   * "every expression columnar": kept for its input), written to target/tpcds-row-filters-projects.tsv.
+   */
+  private val rowOperators = scala.collection.mutable.LinkedHashMap[String, Seq[String]]()
 
   override protected def beforeAll(): Unit = {
     super.beforeAll()
@@ -54,6 +64,17 @@ class TpcdsRowmatchSuite extends RowmatchQueryTest {
         val file = Path.of("target", "tpcds-rowmatch-operators.tsv")
         Files.createDirectories(file.getParent)
         Files.writeString(file, ("query\trowmatch_operators" +: lines.toSeq).mkString("", "\n", "\n"))
+      }
+      if (reasons.nonEmpty) {
+        // One line per query and reason: which expressions and operators still keep work on rows.
+        val lines = reasons.toSeq.flatMap { case (q, rs) => rs.map(r => s"$q\t${r.replace('\t', ' ').replace('\n', ' ')}") }
+        Files.writeString(Path.of("target", "tpcds-fallback-reasons.tsv"),
+          ("query\treason" +: lines).mkString("", "\n", "\n"))
+      }
+      if (rowOperators.nonEmpty) {
+        val lines = rowOperators.toSeq.flatMap { case (q, rs) => rs.map(r => s"$q\t${r.replace('\t', ' ').replace('\n', ' ')}") }
+        Files.writeString(Path.of("target", "tpcds-row-filters-projects.tsv"),
+          ("query\toperator and why" +: lines).mkString("", "\n", "\n"))
       }
     } finally {
       super.afterAll()
@@ -114,12 +135,29 @@ class TpcdsRowmatchSuite extends RowmatchQueryTest {
     }
   }
 
+  /** The vanilla Filters and Projects of AQE's final plan (subqueries included), each with why it is on rows. */
+  private def rowFiltersAndProjects(plan: SparkPlan): Seq[String] = {
+    def nodes(p: SparkPlan): Seq[SparkPlan] = p match {
+      case a: AdaptiveSparkPlanExec => nodes(a.finalPhysicalPlan)
+      case q: QueryStageExec => nodes(q.plan)
+      case other => other +: (other.children ++ other.subqueries).flatMap(nodes)
+    }
+    val columnar = "every expression columnar"
+    nodes(plan).collect {
+      case f: FilterExec => "Filter: " + RowmatchFilterExec.unsupported(f.condition, f.child.output).getOrElse(columnar)
+      case p: ProjectExec =>
+        "Project: " + RowmatchProjectExec.unsupported(p.projectList, p.child.output).getOrElse(columnar)
+    }
+  }
+
   /** -1 in the .tsv: both engines fail on this data (no plan to count). */
   private def checkOperators(name: String, df: DataFrame): Unit = {
     val plan = df.queryExecution.executedPlan
     val inspection = PlanInspector.inspect(plan, "Rowmatch")
     val count = inspection.operatorCount()
     counted(name) = count
+    reasons(name) = inspection.fallbackReasons().asScala.toSeq
+    rowOperators(name) = rowFiltersAndProjects(plan)
     val detail = s"$name: ${inspection.operatorSummary()}; fallback reasons: ${inspection.fallbackReasons()}"
     pinned.get(name) match {
       case Some(expected) => assert(expected.contains(count),

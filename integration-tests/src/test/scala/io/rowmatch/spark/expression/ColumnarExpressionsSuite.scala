@@ -208,6 +208,58 @@ class ColumnarExpressionsSuite extends RowmatchQueryTest {
   }
 
   for (ansi <- Seq("true", "false")) {
+    Seq("i8", "i16", "i32", "i64", "f32", "f64").foreach { c =>
+      test(s"pmod on $c: signs, MIN pmod -1, NaN, infinities, -0.0, division by zero (ansi $ansi)") {
+        withConf("spark.sql.ansi.enabled" -> ansi) {
+          // a zero divisor: null, or Spark's error under ANSI (both engines), and not raised where the branch is
+          // not evaluated
+          val t = families.toMap.apply(c).sql
+          Seq(s"pmod(${c}a, ${c}b)", s"pmod(${c}a, cast(-1 as $t))", s"pmod(${c}b, ${c}a)",
+            s"if(${c}b = 0 OR ${c}b IS NULL, null, pmod(${c}a, ${c}b))", s"pmod(-${c}a, cast(7 as $t))")
+            .foreach(e => project(Seq(e)))
+          filter(s"${c}b <> 0 AND pmod(${c}a, ${c}b) >= 0")
+          val df = data.selectExpr(s"if(${c}b = 0, null, pmod(${c}a, ${c}b)) AS r").groupBy("r").count()
+          df.collect()
+          assert(executedNodes(df).exists(_.nodeName == "RowmatchProject") &&
+            !fallbackReasons(df).exists(_.contains("pmod")), planText(df))
+        }
+      }
+    }
+  }
+
+  for (ansi <- Seq("true", "false")) {
+    test(s"abs on integral, floating and decimal values: MIN, -0.0, NaN, the decimal type kept (ansi $ansi)") {
+      withConf("spark.sql.ansi.enabled" -> ansi) {
+        // abs(MIN): the wrap, or ARITHMETIC_OVERFLOW under ANSI (both engines); one failing expression per query
+        numeric.foreach { c =>
+          Seq(s"abs(${c}a)", s"abs(${c}a - ${c}b)").foreach(e => project(Seq(e)))
+        }
+        filter("abs(f64a) > 1.5 OR abs(d9a) < 1")
+        // q47's shape: abs(x - avg) / avg > 0.1
+        filter("d18b <> 0 AND abs(d18a - d18b) / d18b > 0.1")
+        val df = data.selectExpr("abs(d38a) AS a", "abs(f32b) AS f", "abs(i16a + 1) AS i").groupBy("a", "f", "i")
+          .count()
+        df.collect()
+        assert(executedNodes(df).exists(_.nodeName == "RowmatchProject") &&
+          !fallbackReasons(df).exists(_.contains("abs")), planText(df))
+      }
+    }
+
+    test(s"date_add and date_sub of int, smallint and tinyint days: before 1970, far ahead, nulls (ansi $ansi)") {
+      withConf("spark.sql.ansi.enabled" -> ansi) {
+        project(Seq("date_add(dta, 5)", "date_sub(dtb, 30)", "date_add(dta, i32a)", "date_sub(dta, i32b)",
+          "date_add(dtb, i16a)", "date_sub(dta, i8b)", "dta + 3", "dtb - i16b", "date_add(dta, i32a) > dtb"))
+        // q72's join condition as a filter: d3.d_date > date_add(d1.d_date, 5)
+        filter("dtb > date_add(dta, 5)")
+        val df = data.selectExpr("date_add(dta, 5) AS d", "date_sub(dtb, i8a) AS e").groupBy("d", "e").count()
+        df.collect()
+        assert(executedNodes(df).exists(_.nodeName == "RowmatchProject") &&
+          !fallbackReasons(df).exists(r => r.contains("date_add") || r.contains("date_sub")), planText(df))
+      }
+    }
+  }
+
+  for (ansi <- Seq("true", "false")) {
     test(s"decimal division and remainder: Spark's result types, half-up rounding, overflow, zero divisors (ansi $ansi)") {
       withConf("spark.sql.ansi.enabled" -> ansi) {
         // one failing expression per query; a zero divisor in every row: null, or DIVIDE_BY_ZERO / REMAINDER_BY_ZERO
@@ -280,6 +332,16 @@ class ColumnarExpressionsSuite extends RowmatchQueryTest {
       "contains(sa, '')", "substring(sa, 2, 3)", "substring(sa, -2, 5)", "substring(sa, 0, 1)", "substring(sa, 3)",
       "sa IN ('a', 'ab', '', 'ä日本')", "sa = sb", "sa < sb"))
     filter("sa LIKE '%a%' AND NOT sb LIKE 'b%'")
+  }
+
+  test("concat of strings: nulls, empty and multibyte values, literals, nested") {
+    project(Seq("concat(sa, sb)", "concat(sa, ', ', sb)", "concat(sa)", "concat(sb, sa, sb)", "concat(sa, null)",
+      "concat(concat(sa, '日'), substring(sb, 2, 3))", "sa || sb"))
+    filter("concat(sa, sb) LIKE 'a%b' OR concat(sb, '-') = '-'")
+    val df = data.selectExpr("concat(sa, ', ', sb) AS c").groupBy("c").count()
+    df.collect()
+    assert(executedNodes(df).exists(_.nodeName == "RowmatchProject") &&
+      !fallbackReasons(df).exists(_.contains("concat")), planText(df))
   }
 
   test("IN lists and InSet with nulls") {

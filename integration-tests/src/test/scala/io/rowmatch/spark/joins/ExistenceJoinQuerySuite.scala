@@ -43,8 +43,9 @@ class ExistenceJoinQuerySuite extends JoinQueryTest {
     "select * from l where k in (select k from r) or lv % 7 = 0",
     // EXISTS under OR, correlated, with a residual condition the kernels evaluate
     "select * from l where exists (select 1 from r where r.k = l.k and r.rv > l.lv - 150) or lv < 20",
-    // a residual condition the kernels do not support (pmod): Spark's row predicate
-    "select k, lv from l where exists (select 1 from r where r.k = l.k and pmod(r.rv + l.lv, 3) = 0) or lv > 280",
+    // a residual condition the kernels do not support (lower, string-valued): Spark's row predicate
+    "select k, lv from l where exists (select 1 from r where r.k = l.k and " +
+      "lower(cast(r.rv + l.lv as string)) like '%3') or lv > 280",
     // CASE WHEN over EXISTS, in the projection's filter and as a value
     "select k, lv, case when exists (select 1 from r where r.k = l.k) then 'y' else 'n' end as e from l " +
       "where exists (select 1 from r where r.k = l.k) or k is null",
@@ -114,9 +115,10 @@ class ExistenceJoinQuerySuite extends JoinQueryTest {
       case _ => false
     }
 
-  // Columnar (`/` and `%` are kernels) and row (pmod is not) conditions; the first pair of every probe row passes.
+  // Columnar (`/` and `%` are kernels) and row (lower, string-valued, is not) conditions; the first pair of every
+  // probe row passes.
   private val ansiConditions = Seq("l.v / (r.x - 3) > 0" -> "columnar", "l.v % (r.x - 3) >= 0" -> "columnar",
-    "pmod(l.v, r.x - 3) >= 0" -> "rows")
+    "lower(cast(l.v % (r.x - 3) as string)) <> 'x'" -> "rows")
 
   for ((cond, path) <- ansiConditions) {
     test(s"ANSI, condition $cond on $path: semi, anti and existence joins stop at a probe row's first passing pair") {

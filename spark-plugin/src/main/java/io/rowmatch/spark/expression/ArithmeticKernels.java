@@ -1,10 +1,12 @@
 package io.rowmatch.spark.expression;
 
+import org.apache.spark.sql.catalyst.expressions.Abs;
 import org.apache.spark.sql.catalyst.expressions.Add;
 import org.apache.spark.sql.catalyst.expressions.BinaryArithmetic;
 import org.apache.spark.sql.catalyst.expressions.Divide;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Multiply;
+import org.apache.spark.sql.catalyst.expressions.Pmod;
 import org.apache.spark.sql.catalyst.expressions.Remainder;
 import org.apache.spark.sql.catalyst.expressions.Subtract;
 import org.apache.spark.sql.catalyst.expressions.UnaryMinus;
@@ -18,12 +20,16 @@ import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.ShortType;
 
 /**
- * + - * / % and unary minus on integral and floating values (decimals: {@link DecimalKernels}). Integral results
+ * + - * / % pmod, unary minus and abs on integral and floating values (decimals: {@link DecimalKernels}). Integral results
  * wrap as Java's do (Spark's LEGACY mode) or, under ANSI, a row that overflows is handed to Spark's own
  * expression, which raises its error; a float result is the double result rounded once to float (exact for
  * these operations: % is IEEE fmod, exact). Remainder is Java's {@code %} (the dividend's sign; {@code MIN % -1}
- * is 0, never an overflow). A zero divisor (0, 0.0 or -0.0) gives null, or under ANSI Spark's DIVIDE_BY_ZERO /
- * REMAINDER_BY_ZERO error ({@link #zeroDivisors}).
+ * is 0, never an overflow). Pmod is Spark's {@code r = a % n; r < 0 ? (r + n) % n : r} in the type's own
+ * arithmetic: an int's {@code r + n} wraps (a long's too), a byte's and a short's is an int and does not; a float's
+ * {@code r + n} is rounded to float before the second %. A zero divisor (0, 0.0 or -0.0) gives null, or under
+ * ANSI Spark's DIVIDE_BY_ZERO / REMAINDER_BY_ZERO error ({@link #zeroDivisors}). Abs is negation of the negative
+ * rows: the minimum wraps to itself (Java's Math.abs) or, under ANSI, is Spark's overflow error; a floating abs
+ * clears the sign bit (-0.0 is 0.0, NaN stays NaN); a decimal keeps its type.
  */
 final class ArithmeticKernels {
   private ArithmeticKernels() {}
@@ -33,12 +39,13 @@ final class ArithmeticKernels {
   static final int MUL = 2;
   static final int DIV = 3;
   static final int REM = 4;
+  static final int PMOD = 5;
 
   static Kernel binary(Expression e, ExpressionPlanning p) {
     BinaryArithmetic b = (BinaryArithmetic) e;
     DataType t = e.dataType();
     int op = e instanceof Add ? ADD : e instanceof Subtract ? SUB : e instanceof Multiply ? MUL
-        : e instanceof Divide ? DIV : e instanceof Remainder ? REM : -1;
+        : e instanceof Divide ? DIV : e instanceof Remainder ? REM : e instanceof Pmod ? PMOD : -1;
     if (op < 0) {
       throw p.refuse(e.prettyName() + " is not evaluated columnar: " + e.sql());
     }
@@ -61,7 +68,16 @@ final class ArithmeticKernels {
     if (!integral(t) && !(t instanceof FloatType || t instanceof DoubleType) && !(t instanceof DecimalType)) {
       throw p.refuse("negation of " + t.simpleString() + " is not evaluated columnar: " + e.sql());
     }
-    return new Negate(e, u.failOnError(), p.child(u.child()));
+    return new Negate(e, u.failOnError(), false, p.child(u.child()));
+  }
+
+  static Kernel abs(Expression e, ExpressionPlanning p) {
+    Abs a = (Abs) e;
+    DataType t = e.dataType();
+    if (!integral(t) && !(t instanceof FloatType || t instanceof DoubleType) && !(t instanceof DecimalType)) {
+      throw p.refuse("abs of " + t.simpleString() + " is not evaluated columnar: " + e.sql());
+    }
+    return new Negate(e, a.failOnError(), true, p.child(a.child()));
   }
 
   static boolean integral(DataType t) {
@@ -116,48 +132,46 @@ final class ArithmeticKernels {
     }
   }
 
-  static final class Binary extends Kernel {
+  static final class Binary extends BinaryKernel {
     final int op;
     final boolean ansi;
-    final Kernel left;
-    final Kernel right;
 
     Binary(Expression e, int op, boolean ansi, Kernel left, Kernel right) {
-      super(e);
+      super(e, left, right);
       this.op = op;
       this.ansi = ansi;
-      this.left = left;
-      this.right = right;
     }
 
     @Override
-    Vec eval(EvalBatch in, long[] active) {
-      int n = in.rows;
-      Vec a = left.eval(in, active);
-      Vec b = right.eval(in, active);
-      Vec out = Vec.allocate(type, n);
-      out.valid = Vec.andValid(a.valid, b.valid);
+    void compute(Vec a, Vec b, Vec out, int n, long[] active) {
       if (out.kind == Vec.DOUBLE) {
         doubles(a.doubles, b.doubles, out, n, active, a, b);
-        return out;
+        return;
       }
       long[] x = a.longs;
       long[] y = b.longs;
       long[] r = out.longs;
-      if (op == REM) {
+      if (op == REM || op == PMOD) {
+        boolean pmod = op == PMOD;
+        boolean intSum = bits(type) == 32; // Spark's int r + n wraps; a byte's or short's is an int's, exact
         long[] zero = new long[Vec.words(n)];
         long any = 0;
         for (int i = 0; i < n; i++) {
           long d = y[i];
           long z = d == 0 ? 1L : 0L;
-          r[i] = x[i] % (d | z); // a zero divisor divides by 1 here; the row is null or an error below
+          long m = x[i] % (d | z); // a zero divisor divides by 1 here; the row is null or an error below
+          if (pmod && m < 0) {
+            long s = m + d; // a long's wraps as Spark's does
+            m = (intSum ? (int) s : s) % d; // m < 0: d is not zero
+          }
+          r[i] = m;
           zero[i >>> 6] |= z << i;
           any |= z;
         }
         if (any != 0) {
           zeroDivisors(this, ansi, out, a, b, zero, active);
         }
-        return out;
+        return;
       }
       int width = bits(type);
       long[] overflow = new long[Vec.words(n)];
@@ -210,7 +224,6 @@ final class ArithmeticKernels {
       if (ansi && any != 0) {
         fallback(this, out, new Vec[] {a, b}, overflow, active);
       }
-      return out;
     }
 
     private void doubles(double[] x, double[] y, Vec out, int n, long[] active, Vec a, Vec b) {
@@ -234,10 +247,16 @@ final class ArithmeticKernels {
         }
         default -> {
           boolean rem = op == REM;
+          boolean pmod = op == PMOD;
           long[] zero = new long[Vec.words(n)];
           long any = 0;
           for (int i = 0; i < n; i++) {
-            r[i] = rem ? x[i] % y[i] : x[i] / y[i];
+            double v = rem || pmod ? x[i] % y[i] : x[i] / y[i];
+            if (pmod && v < 0) { // -0.0 and NaN stay
+              double s = x[i] % y[i] + y[i]; // a float's % is exact, its sum rounded to float once
+              v = (isFloat ? (float) s : s) % y[i];
+            }
+            r[i] = v;
             long z = y[i] == 0 ? 1L : 0L; // -0.0 == 0 too
             zero[i >>> 6] |= z << i;
             any |= z;
@@ -255,13 +274,16 @@ final class ArithmeticKernels {
     }
   }
 
+  /** Unary minus, or with {@code abs} the negation of the negative rows only (Spark's Abs). */
   static final class Negate extends Kernel {
     final boolean ansi;
+    final boolean abs;
     final Kernel child;
 
-    Negate(Expression e, boolean ansi, Kernel child) {
+    Negate(Expression e, boolean ansi, boolean abs, Kernel child) {
       super(e);
       this.ansi = ansi;
+      this.abs = abs;
       this.child = child;
     }
 
@@ -274,17 +296,18 @@ final class ArithmeticKernels {
       switch (out.kind) {
         case Vec.DOUBLE -> {
           for (int i = 0; i < n; i++) {
-            out.doubles[i] = -c.doubles[i];
+            out.doubles[i] = abs ? Math.abs(c.doubles[i]) : -c.doubles[i];
           }
         }
         case Vec.DECIMAL -> {
           if (c.his == null) {
             for (int i = 0; i < n; i++) {
-              out.longs[i] = -c.longs[i];
+              long v = c.longs[i];
+              out.longs[i] = abs && v >= 0 ? v : -v;
             }
           } else {
             // Spark negates a wide decimal through Scala's BigDecimal, whose MathContext keeps 34 digits: rows
-            // with more go to Spark's own UnaryMinus (it rounds them, or fails)
+            // with more go to Spark's own expression (it rounds them, or fails)
             Int128 acc = new Int128();
             long[] hard = new long[Vec.words(n)];
             long any = 0;
@@ -293,7 +316,9 @@ final class ArithmeticKernels {
               long o = acc.fitsPrecision(34) ? 0L : 1L;
               hard[i >>> 6] |= o << i;
               any |= o;
-              acc.negate();
+              if (!abs || acc.hi < 0) {
+                acc.negate();
+              }
               out.his[i] = acc.hi;
               out.longs[i] = acc.lo;
             }
@@ -309,9 +334,9 @@ final class ArithmeticKernels {
           long any = 0;
           for (int i = 0; i < n; i++) {
             long v = c.longs[i];
-            long neg = wrap(-v, width);
+            long neg = abs && v >= 0 ? v : wrap(-v, width);
             out.longs[i] = neg;
-            long o = (neg == v && v != 0) ? 1L : 0L; // only the minimum negates to itself
+            long o = (neg == v && v < 0) ? 1L : 0L; // only the minimum negates to itself
             overflow[i >>> 6] |= o << i;
             any |= o;
           }

@@ -161,13 +161,7 @@ final class CastKernel extends Kernel {
         x.scaleDownHalfUp(-shift);
       }
       ok = ok && x.fitsPrecision(precision);
-      out.longs[i] = x.lo;
-      if (out.his != null) {
-        out.his[i] = x.hi;
-      }
-      long o = ok ? 0L : 1L;
-      hard[i >>> 6] |= o << i;
-      any |= o;
+      any |= out.putDecimal(i, x, ok, hard);
     }
     return any;
   }

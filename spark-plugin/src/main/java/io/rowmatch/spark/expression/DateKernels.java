@@ -1,12 +1,59 @@
 package io.rowmatch.spark.expression;
 
+import org.apache.spark.sql.catalyst.expressions.BinaryExpression;
+import org.apache.spark.sql.catalyst.expressions.DateSub;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Year;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.ShortType;
 
-/** year(date) (and extract(year from date), which Spark rewrites to it), in the proleptic Gregorian calendar. */
+/**
+ * year(date) (and extract(year from date), which Spark rewrites to it), in the proleptic Gregorian calendar;
+ * date_add / date_sub of int, short or byte days: Spark's int day number plus or minus the days in int
+ * arithmetic, which wraps on overflow with ANSI on or off (Spark's DateAdd and DateSub never raise).
+ */
 final class DateKernels {
   private DateKernels() {}
+
+  static Kernel dateAddSub(Expression e, ExpressionPlanning p) {
+    BinaryExpression b = (BinaryExpression) e;
+    DataType days = b.right().dataType();
+    if (!(b.left().dataType() instanceof DateType)
+        || !(days instanceof IntegerType || days instanceof ShortType || days instanceof ByteType)) {
+      throw p.refuse(e.prettyName() + " of " + b.left().dataType().simpleString() + " and " + days.simpleString()
+          + " is not evaluated columnar: " + e.sql());
+    }
+    return new AddDays(e, e instanceof DateSub, p.child(b.left()), p.child(b.right()));
+  }
+
+  /** A date's day number plus (or minus) days, wrapped to int as Spark's {@code start + days}. */
+  static final class AddDays extends BinaryKernel {
+    final boolean sub;
+
+    AddDays(Expression e, boolean sub, Kernel start, Kernel days) {
+      super(e, start, days);
+      this.sub = sub;
+    }
+
+    @Override
+    void compute(Vec a, Vec b, Vec out, int n, long[] active) {
+      long[] x = a.longs;
+      long[] y = b.longs;
+      long[] r = out.longs;
+      if (sub) {
+        for (int i = 0; i < n; i++) {
+          r[i] = (int) (x[i] - y[i]);
+        }
+      } else {
+        for (int i = 0; i < n; i++) {
+          r[i] = (int) (x[i] + y[i]);
+        }
+      }
+    }
+  }
 
   static Kernel year(Expression e, ExpressionPlanning p) {
     Year y = (Year) e;

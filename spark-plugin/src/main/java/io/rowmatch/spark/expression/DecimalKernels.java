@@ -24,6 +24,10 @@ final class DecimalKernels {
       throw p.refuse("decimal arithmetic over non-decimal inputs: " + e.sql());
     }
     DecimalType out = (DecimalType) e.dataType();
+    if (op == ArithmeticKernels.PMOD) {
+      // (r + n) % n may need more digits than Spark's result type, whose overflow rule would need its own kernel
+      throw p.refuse("pmod of decimals is not evaluated columnar: " + e.sql());
+    }
     if (op == ArithmeticKernels.DIV || op == ArithmeticKernels.REM) {
       int shift = op == ArithmeticKernels.DIV ? out.scale() - l.scale() + r.scale() : out.scale() - Math.max(
           l.scale(), r.scale());
@@ -133,7 +137,7 @@ final class DecimalKernels {
     ArithmeticKernels.fallback(k, out, new Vec[] {a, b}, hard, active);
   }
 
-  static final class Arithmetic extends Kernel {
+  static final class Arithmetic extends BinaryKernel {
     final int op;
     final int s1;
     final int s2;
@@ -142,18 +146,14 @@ final class DecimalKernels {
     /** The exact result's scale. */
     final int exactScale;
     final boolean narrow;
-    final Kernel left;
-    final Kernel right;
 
     Arithmetic(Expression e, int op, DecimalType l, DecimalType r, DecimalType out, Kernel left, Kernel right) {
-      super(e);
+      super(e, left, right);
       this.op = op;
       this.s1 = l.scale();
       this.s2 = r.scale();
       this.precision = out.precision();
       this.scale = out.scale();
-      this.left = left;
-      this.right = right;
       if (op == ArithmeticKernels.MUL) {
         exactScale = s1 + s2;
         narrow = l.precision() + r.precision() <= 18 && precision <= 18 && scale <= exactScale;
@@ -165,18 +165,12 @@ final class DecimalKernels {
     }
 
     @Override
-    Vec eval(EvalBatch in, long[] active) {
-      int n = in.rows;
-      Vec a = left.eval(in, active);
-      Vec b = right.eval(in, active);
-      Vec out = Vec.allocate(type, n);
-      out.valid = Vec.andValid(a.valid, b.valid);
+    void compute(Vec a, Vec b, Vec out, int n, long[] active) {
       long[] hard = new long[Vec.words(n)];
       long any = narrow ? narrowLoop(a.longs, b.longs, out.longs, n, hard) : wideLoop(a, b, out, n, hard);
       if (any != 0) {
         sparkRows(this, out, a, b, hard, active);
       }
-      return out;
     }
 
     private long narrowLoop(long[] x, long[] y, long[] r, int n, long[] hard) {
@@ -216,8 +210,6 @@ final class DecimalKernels {
       long[] al = a.longs;
       long[] bh = b.his;
       long[] bl = b.longs;
-      long[] oh = out.his;
-      long[] ol = out.longs;
       int up1 = exactScale - s1;
       int up2 = exactScale - s2;
       int down = exactScale - scale;
@@ -249,13 +241,7 @@ final class DecimalKernels {
           }
           ok = ok && x.fitsPrecision(precision);
         }
-        if (oh != null) {
-          oh[i] = x.hi;
-        }
-        ol[i] = x.lo;
-        long o = ok ? 0L : 1L;
-        hard[i >>> 6] |= o << i;
-        any |= o;
+        any |= out.putDecimal(i, x, ok, hard);
       }
       return any;
     }
@@ -273,7 +259,7 @@ final class DecimalKernels {
    * Spark's error under ANSI. In longs when the scaled operands fit 18 digits, in 128 bits by 64 when the scaled
    * dividend fits 38 digits and the divisor 18 (sums of decimal(7, 2) and the like), through BigInteger otherwise.
    */
-  static final class Quotient extends Kernel {
+  static final class Quotient extends BinaryKernel {
     final int op;
     final boolean ansi;
     final int precision;
@@ -286,17 +272,13 @@ final class DecimalKernels {
     final boolean mid;
     /** REM: whether an integral quotient may pass 38 digits (Spark's BigDecimal.remainder then fails). */
     final boolean impossibleQuotients;
-    final Kernel left;
-    final Kernel right;
 
     Quotient(Expression e, int op, boolean ansi, DecimalType l, DecimalType r, DecimalType out, Kernel left,
         Kernel right) {
-      super(e);
+      super(e, left, right);
       this.op = op;
       this.ansi = ansi;
       this.precision = out.precision();
-      this.left = left;
-      this.right = right;
       if (op == ArithmeticKernels.DIV) {
         shift = out.scale() - l.scale() + r.scale();
         up1 = shift;
@@ -316,12 +298,7 @@ final class DecimalKernels {
     }
 
     @Override
-    Vec eval(EvalBatch in, long[] active) {
-      int n = in.rows;
-      Vec a = left.eval(in, active);
-      Vec b = right.eval(in, active);
-      Vec out = Vec.allocate(type, n);
-      out.valid = Vec.andValid(a.valid, b.valid);
+    void compute(Vec a, Vec b, Vec out, int n, long[] active) {
       long[] zero = new long[Vec.words(n)];
       long[] hard = new long[Vec.words(n)];
       long anyZero = zeros(b, zero, n);
@@ -335,7 +312,7 @@ final class DecimalKernels {
         anyHard = wide(a, b, out, n, zero, hard);
       }
       if ((anyZero | anyHard) == 0) {
-        return out;
+        return;
       }
       long[] valid = out.validWords();
       for (int w = 0; w < hard.length; w++) {
@@ -347,7 +324,6 @@ final class DecimalKernels {
         }
       }
       sparkRows(this, out, a, b, hard, active);
-      return out;
     }
 
     private static long zeros(Vec b, long[] zero, int n) {
@@ -434,15 +410,7 @@ final class DecimalKernels {
           x.setLong(negative ? -rem : rem); // Java's %: the dividend's sign
           ok = true;
         }
-        out.longs[i] = x.lo;
-        if (out.his != null) {
-          out.his[i] = x.hi;
-        } else {
-          ok &= x.fitsLong();
-        }
-        long o = ok ? 0L : 1L;
-        hard[i >>> 6] |= o << i;
-        any |= o;
+        any |= out.putDecimal(i, x, ok, hard);
       }
       return any;
     }

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.spark.sql.catalyst.expressions.Abs;
 import org.apache.spark.sql.catalyst.expressions.Add;
 import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.And;
@@ -13,7 +14,10 @@ import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.CaseWhen;
 import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.Coalesce;
+import org.apache.spark.sql.catalyst.expressions.Concat;
 import org.apache.spark.sql.catalyst.expressions.Contains;
+import org.apache.spark.sql.catalyst.expressions.DateAdd;
+import org.apache.spark.sql.catalyst.expressions.DateSub;
 import org.apache.spark.sql.catalyst.expressions.Divide;
 import org.apache.spark.sql.catalyst.expressions.EndsWith;
 import org.apache.spark.sql.catalyst.expressions.EqualNullSafe;
@@ -35,6 +39,7 @@ import org.apache.spark.sql.catalyst.expressions.MakeDecimal;
 import org.apache.spark.sql.catalyst.expressions.Multiply;
 import org.apache.spark.sql.catalyst.expressions.Not;
 import org.apache.spark.sql.catalyst.expressions.Or;
+import org.apache.spark.sql.catalyst.expressions.Pmod;
 import org.apache.spark.sql.catalyst.expressions.Remainder;
 import org.apache.spark.sql.catalyst.expressions.Round;
 import org.apache.spark.sql.catalyst.expressions.StartsWith;
@@ -75,7 +80,9 @@ final class Expressions {
       SupportedExpression.of(Multiply.class, ArithmeticKernels::binary),
       SupportedExpression.of(Divide.class, ArithmeticKernels::binary),
       SupportedExpression.of(UnaryMinus.class, ArithmeticKernels::unaryMinus),
+      SupportedExpression.of(Abs.class, ArithmeticKernels::abs),
       SupportedExpression.of(Remainder.class, ArithmeticKernels::binary),
+      SupportedExpression.of(Pmod.class, ArithmeticKernels::binary),
       SupportedExpression.of(Round.class, RoundKernels::plan),
       SupportedExpression.of(BRound.class, RoundKernels::plan),
       SupportedExpression.of(UnscaledValue.class, DecimalKernels::unscaledValue),
@@ -85,12 +92,15 @@ final class Expressions {
       SupportedExpression.of(Coalesce.class, ConditionalKernels::coalesce),
       SupportedExpression.of(Cast.class, CastKernel::plan),
       SupportedExpression.of(Year.class, DateKernels::year),
+      SupportedExpression.of(DateAdd.class, DateKernels::dateAddSub),
+      SupportedExpression.of(DateSub.class, DateKernels::dateAddSub),
       SupportedExpression.of(StartsWith.class, StringKernels::predicate),
       SupportedExpression.of(EndsWith.class, StringKernels::predicate),
       SupportedExpression.of(Contains.class, StringKernels::predicate),
       SupportedExpression.of(Like.class, StringKernels::like),
       SupportedExpression.of(Length.class, StringKernels::length),
-      SupportedExpression.of(Substring.class, StringKernels::substring));
+      SupportedExpression.of(Substring.class, StringKernels::substring),
+      SupportedExpression.of(Concat.class, StringKernels::concat));
 
   private static final Map<Class<?>, SupportedExpression> BY_CLASS = new HashMap<>();
 

@@ -171,13 +171,7 @@ final class RoundKernels {
         }
         ok = back == 0 || acc.scaleUp(back);
         ok = ok && acc.fitsPrecision(to.precision());
-        out.longs[i] = acc.lo;
-        if (out.his != null) {
-          out.his[i] = acc.hi;
-        }
-        long o = ok ? 0L : 1L;
-        over[i >>> 6] |= o << i;
-        any |= o;
+        any |= out.putDecimal(i, acc, ok, over);
       }
       if (any != 0) {
         long[] valid = out.validWords();

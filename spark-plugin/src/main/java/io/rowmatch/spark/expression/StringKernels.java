@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.spark.sql.catalyst.expressions.Concat;
 import org.apache.spark.sql.catalyst.expressions.Contains;
 import org.apache.spark.sql.catalyst.expressions.EndsWith;
 import org.apache.spark.sql.catalyst.expressions.Expression;
@@ -24,6 +25,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * pattern is split at '%' into segments once at planning: 'a%', '%a', '%a%' and '%' are byte tests; others match
  * segment by segment, leftmost first ('_' steps one code point). A pattern with '_' or U+FFFD counts characters,
  * so a value that is not valid UTF-8 (which Spark decodes with replacement characters) is handed to Spark's Like.
+ * Concat of strings: the bytes one after the other (UTF8String.concat), null when any input is.
  */
 final class StringKernels {
   private StringKernels() {}
@@ -72,25 +74,16 @@ final class StringKernels {
     return -1;
   }
 
-  static final class Predicate extends Kernel {
+  static final class Predicate extends BinaryKernel {
     final int op;
-    final Kernel left;
-    final Kernel right;
 
     Predicate(Expression e, int op, Kernel left, Kernel right) {
-      super(e);
+      super(e, left, right);
       this.op = op;
-      this.left = left;
-      this.right = right;
     }
 
     @Override
-    Vec eval(EvalBatch in, long[] active) {
-      Vec a = left.eval(in, active);
-      Vec b = right.eval(in, active);
-      int n = in.rows;
-      Vec out = Vec.allocate(type, n);
-      out.valid = Vec.andValid(a.valid, b.valid);
+    void compute(Vec a, Vec b, Vec out, int n, long[] active) {
       long[] bits = out.bits;
       for (int i = 0; i < n; i++) {
         int l = a.lens[i];
@@ -102,7 +95,6 @@ final class StringKernels {
         };
         bits[i >>> 6] |= (m ? 1L : 0L) << i;
       }
-      return out;
     }
   }
 
@@ -508,6 +500,70 @@ final class StringKernels {
           out.lens[i] = b;
           at += b;
         }
+      }
+      out.data = data;
+      return out;
+    }
+  }
+
+  // ---- concat ----
+
+  static Kernel concat(Expression e, ExpressionPlanning p) {
+    Concat c = (Concat) e;
+    if (!(e.dataType() instanceof StringType)) {
+      throw p.refuse("concat of " + e.dataType().simpleString() + " is not evaluated columnar: " + e.sql());
+    }
+    List<Expression> inputs = scala.jdk.javaapi.CollectionConverters.asJava(c.children());
+    Kernel[] kernels = new Kernel[inputs.size()];
+    for (int i = 0; i < kernels.length; i++) {
+      binaryStrings(inputs.get(i), e, p);
+      kernels[i] = p.child(inputs.get(i));
+    }
+    return new ConcatKernel(e, kernels);
+  }
+
+  /** The inputs' bytes one after the other (UTF8String.concat); null where any input is; concat() is ''. */
+  static final class ConcatKernel extends Kernel {
+    final Kernel[] inputs;
+
+    ConcatKernel(Expression e, Kernel[] inputs) {
+      super(e);
+      this.inputs = inputs;
+    }
+
+    @Override
+    Vec eval(EvalBatch in, long[] active) {
+      int n = in.rows;
+      Vec[] parts = new Vec[inputs.length];
+      Vec out = Vec.allocate(type, n);
+      for (int k = 0; k < parts.length; k++) {
+        parts[k] = inputs[k].eval(in, active);
+        out.valid = Vec.andValid(out.valid, parts[k].valid);
+      }
+      long total = 0;
+      for (int i = 0; i < n; i++) {
+        if (out.isValid(i)) { // a length under a null is unspecified
+          for (Vec v : parts) {
+            total += v.lens[i];
+          }
+        }
+      }
+      if (total > Integer.MAX_VALUE - Vec.BYTES_PAD) {
+        throw new IllegalStateException("concat of " + n + " rows makes " + total + " bytes, over a vector's 2 GB: "
+            + expr.sql());
+      }
+      byte[] data = new byte[(int) total + Vec.BYTES_PAD]; // padded as strings read from Arrow (ShortStrings)
+      int at = 0;
+      for (int i = 0; i < n; i++) {
+        out.starts[i] = at;
+        if (out.isValid(i)) {
+          for (Vec v : parts) {
+            int l = v.lens[i];
+            System.arraycopy(v.data, v.starts[i], data, at, l);
+            at += l;
+          }
+        }
+        out.lens[i] = at - out.starts[i];
       }
       out.data = data;
       return out;

@@ -122,6 +122,23 @@ final class Vec {
     return v;
   }
 
+  /**
+   * Stores a decimal result in row r (its high word only where this vector keeps one; a vector without high words
+   * needs the value to fit a long) and marks r in {@code flags} unless it is {@code ok}: the rows an overflow hands
+   * to null or to Spark. Returns the mark, 1 or 0, for the caller's any-flag.
+   */
+  long putDecimal(int r, Int128 x, boolean ok, long[] flags) {
+    longs[r] = x.lo;
+    if (his != null) {
+      his[r] = x.hi;
+    } else {
+      ok &= x.fitsLong();
+    }
+    long o = ok ? 0L : 1L;
+    flags[r >>> 6] |= o << r;
+    return o;
+  }
+
   /** The validity words, allocated all-valid if the vector had none (for kernels that clear bits). */
   long[] validWords() {
     if (valid == null) {

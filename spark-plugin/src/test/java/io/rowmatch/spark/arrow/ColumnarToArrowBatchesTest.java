@@ -13,7 +13,6 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.execution.RowToColumnConverter;
 import org.apache.spark.sql.execution.vectorized.Dictionary;
 import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
@@ -45,41 +44,6 @@ class ColumnarToArrowBatchesTest {
     allocator.close(); // fails on a leaked buffer
   }
 
-  /** Batches of the rows in reused Spark vectors, filled the way RowToColumnarExec fills them. */
-  private static Iterator<ColumnarBatch> sparkBatches(StructType schema, List<InternalRow> rows, int batchSize,
-      boolean offHeap) {
-    WritableColumnVector[] vectors = offHeap ? OffHeapColumnVector.allocateColumns(batchSize, schema)
-        : OnHeapColumnVector.allocateColumns(batchSize, schema);
-    RowToColumnConverter converter = new RowToColumnConverter(schema);
-    ColumnarBatch batch = new ColumnarBatch(vectors);
-    return new Iterator<>() {
-      private int next;
-
-      @Override
-      public boolean hasNext() {
-        if (next >= rows.size()) {
-          batch.close();
-          return false;
-        }
-        return true;
-      }
-
-      @Override
-      public ColumnarBatch next() {
-        for (WritableColumnVector v : vectors) {
-          v.reset();
-        }
-        int n = Math.min(batchSize, rows.size() - next);
-        for (int i = 0; i < n; i++) {
-          converter.convert(rows.get(next + i), vectors);
-        }
-        next += n;
-        batch.setNumRows(n);
-        return batch;
-      }
-    };
-  }
-
   private int assertConverted(StructType schema, List<InternalRow> rows, int batchSize, Iterator<ColumnarBatch> in) {
     try (ColumnarToArrowBatches ours = new ColumnarToArrowBatches(in, schema, "UTC", allocator, Long.MAX_VALUE)) {
       return SparkWriterOracle.assertSameAsSparkWriter(allocator, schema, rows, batchSize, ours);
@@ -93,7 +57,7 @@ class ColumnarToArrowBatchesTest {
     for (boolean offHeap : new boolean[] {false, true}) {
       for (int n : new int[] {0, 1, 63, 64, 65, 300}) {
         List<InternalRow> rows = RandomSparkRows.rows(schema, n, 17L * n + (offHeap ? 1 : 0), false);
-        int batches = assertConverted(schema, rows, 64, sparkBatches(schema, rows, 64, offHeap));
+        int batches = assertConverted(schema, rows, 64, SparkBatches.ofRows(schema, rows, 64, offHeap));
         assertEquals((n + 63) / 64, batches, (offHeap ? "off" : "on") + "-heap batches for " + n + " rows");
       }
     }
@@ -112,7 +76,7 @@ class ColumnarToArrowBatchesTest {
           : new Object[2]));
     }
     for (boolean offHeap : new boolean[] {false, true}) {
-      assertEquals(2, assertConverted(schema, rows, 64, sparkBatches(schema, rows, 64, offHeap)));
+      assertEquals(2, assertConverted(schema, rows, 64, SparkBatches.ofRows(schema, rows, 64, offHeap)));
     }
   }
 
@@ -193,33 +157,15 @@ class ColumnarToArrowBatchesTest {
     List<InternalRow> rows = new ArrayList<>();
     WritableColumnVector[] vectors = OnHeapColumnVector.allocateColumns(n, schema);
     ColumnarBatch batch = new ColumnarBatch(vectors, n);
-    Iterator<ColumnarBatch> twoDictionaries = new Iterator<>() {
-      private int salt;
-
-      @Override
-      public boolean hasNext() {
-        return salt < 2;
+    // The same vectors and the same ids (every entry, not in order), refilled under a new dictionary, as a reader
+    // entering a new column chunk does.
+    Iterator<ColumnarBatch> twoDictionaries = SparkBatches.reused(batch, 2, salt -> {
+      Words words = new Words(salt);
+      for (WritableColumnVector v : vectors) {
+        SparkBatches.dictionaryEncoded(v, words, n, i -> (i * 5) % 8, i -> i % 9 == 4);
       }
-
-      @Override
-      public ColumnarBatch next() {
-        // The same vectors and the same ids, refilled under a new dictionary, as a reader entering a new
-        // column chunk does.
-        Words words = new Words(salt++);
-        for (WritableColumnVector v : vectors) {
-          v.reset();
-          v.setDictionary(words);
-          WritableColumnVector ids = v.reserveDictionaryIds(n);
-          for (int i = 0; i < n; i++) {
-            ids.putInt(i, (i * 5) % 8); // every entry, not in order
-            if (i % 9 == 4) {
-              v.putNull(i);
-            }
-          }
-        }
-        return batch;
-      }
-    };
+      return n;
+    }, false);
     for (int salt = 0; salt < 2; salt++) {
       Words w = new Words(salt);
       for (int i = 0; i < n; i++) {
@@ -237,108 +183,49 @@ class ColumnarToArrowBatchesTest {
     }
   }
 
-  /** A Parquet column chunk's dictionary of strings: id i decodes to words[i]; decodes[0] counts the calls. */
-  private static org.apache.parquet.column.Dictionary parquetStrings(int[] decodes, String... words) {
-    return new org.apache.parquet.column.Dictionary(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY) {
-      @Override
-      public int getMaxId() {
-        return words.length - 1;
-      }
-
-      @Override
-      public org.apache.parquet.io.api.Binary decodeToBinary(int id) {
-        decodes[0]++;
-        return org.apache.parquet.io.api.Binary.fromString(words[id]);
-      }
-    };
-  }
-
   @Test
   void parquetDictionaryWrappedAnewEachBatchIsDecodedOnceAndANewChunkIsNotConfusedWithTheLast() {
     // Spark's Parquet reader wraps its chunk's dictionary in a new ParquetDictionary per batch: batches 1 and 2
     // share chunk A's dictionary behind two wrappers, batch 3 starts chunk B with other values for the same
     // ids (longer ones too, so a stale entry would also have the wrong length).
-    int[] decodes = new int[1];
-    org.apache.parquet.column.Dictionary chunkA = parquetStrings(decodes, "a", "", "ünïcødé", "twelve bytes");
-    org.apache.parquet.column.Dictionary chunkB = parquetStrings(decodes, "b-first-value-of-chunk-b", "x", "",
-        "日本語の値");
-    org.apache.parquet.column.Dictionary[] chunks = {chunkA, chunkA, chunkB};
+    String[] wordsA = {"a", "", "ünïcødé", "twelve bytes"};
+    String[] wordsB = {"b-first-value-of-chunk-b", "x", "", "日本語の値"};
+    SparkBatches.ParquetChunk chunkA = new SparkBatches.ParquetChunk(3).strings(id -> wordsA[id]);
+    SparkBatches.ParquetChunk chunkB = new SparkBatches.ParquetChunk(3).strings(id -> wordsB[id]);
+    SparkBatches.ParquetChunk[] chunks = {chunkA, chunkA, chunkB};
     StructType schema = new StructType().add("s", DataTypes.StringType);
     int n = 65;
     List<InternalRow> rows = new ArrayList<>();
-    for (org.apache.parquet.column.Dictionary chunk : chunks) {
+    for (SparkBatches.ParquetChunk chunk : chunks) {
       for (int i = 0; i < n; i++) {
         rows.add(new GenericInternalRow(i % 7 == 3 ? new Object[1]
             : new Object[] {UTF8String.fromBytes(chunk.decodeToBinary((i * 3) % 4).getBytes())}));
       }
     }
-    decodes[0] = 0;
+    chunkA.decodes = 0;
+    chunkB.decodes = 0;
     WritableColumnVector[] vectors = OnHeapColumnVector.allocateColumns(n, schema);
     ColumnarBatch batch = new ColumnarBatch(vectors, n);
-    Iterator<ColumnarBatch> threeBatches = new Iterator<>() {
-      private int next;
-
-      @Override
-      public boolean hasNext() {
-        return next < chunks.length;
-      }
-
-      @Override
-      public ColumnarBatch next() {
-        WritableColumnVector v = vectors[0];
-        v.reset();
-        v.setDictionary(new org.apache.spark.sql.execution.datasources.parquet.ParquetDictionary(chunks[next++],
-            false));
-        WritableColumnVector ids = v.reserveDictionaryIds(n);
-        for (int i = 0; i < n; i++) {
-          ids.putInt(i, (i * 3) % 4);
-          if (i % 7 == 3) {
-            v.putNull(i);
-          }
-        }
-        return batch;
-      }
-    };
+    Iterator<ColumnarBatch> threeBatches = SparkBatches.reused(batch, chunks.length, k -> {
+      SparkBatches.dictionaryEncoded(vectors[0], SparkBatches.wrapped(chunks[k]), n, i -> (i * 3) % 4,
+          i -> i % 7 == 3);
+      return n;
+    }, false);
     try {
       assertEquals(3, assertConverted(schema, rows, n, threeBatches));
-      assertEquals(8, decodes[0], "each entry of each chunk decoded once, not once per batch");
+      assertEquals(8, chunkA.decodes + chunkB.decodes, "each entry of each chunk decoded once, not once per batch");
     } finally {
       batch.close();
     }
   }
 
-  /** A Parquet column chunk's dictionary of numbers: id i decodes to a value of the salt; decodes[0] counts calls. */
-  private static org.apache.parquet.column.Dictionary parquetNumbers(int[] decodes, int salt) {
-    return new org.apache.parquet.column.Dictionary(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY) {
-      @Override
-      public int getMaxId() {
-        return 7;
-      }
-
-      @Override
-      public int decodeToInt(int id) {
-        decodes[0]++;
-        return id == 7 ? -99_999 + salt : id * 1000 - 7 + salt; // the extremes fit decimal(5, _) and (18, _)
-      }
-
-      @Override
-      public long decodeToLong(int id) {
-        decodes[0]++;
-        return id == 7 ? -999_999_999_999_999_999L + salt : id * -3_000_000_000L + salt;
-      }
-
-      @Override
-      public float decodeToFloat(int id) {
-        decodes[0]++;
-        return id == 0 ? -0.0f : id == 1 ? Float.intBitsToFloat(0x7fc00123) : id + salt;
-      }
-
-      @Override
-      public double decodeToDouble(int id) {
-        decodes[0]++;
-        return id == 0 ? -0.0 : id == 1 ? Double.longBitsToDouble(0x7ff8000000000abcL) : id * 0.5 + salt;
-      }
-    };
+  /** A Parquet column chunk's dictionary of numbers: id i decodes to a value of the salt. */
+  private static SparkBatches.ParquetChunk parquetNumbers(int salt) {
+    // the extremes fit decimal(5, _) and (18, _)
+    return new SparkBatches.ParquetChunk(7).ints(id -> id == 7 ? -99_999 + salt : id * 1000 - 7 + salt)
+        .longs(id -> id == 7 ? -999_999_999_999_999_999L + salt : id * -3_000_000_000L + salt)
+        .floats(id -> id == 0 ? -0.0f : id == 1 ? Float.intBitsToFloat(0x7fc00123) : (float) (id + salt))
+        .doubles(id -> id == 0 ? -0.0 : id == 1 ? Double.longBitsToDouble(0x7ff8000000000abcL) : id * 0.5 + salt);
   }
 
   @Test
@@ -350,56 +237,35 @@ class ColumnarToArrowBatchesTest {
         .add("ts", DataTypes.TimestampType).add("f", DataTypes.FloatType).add("d", DataTypes.DoubleType)
         .add("dec5", DataTypes.createDecimalType(5, 2)).add("dec18", DataTypes.createDecimalType(18, 3));
     for (boolean offHeap : new boolean[] {false, true}) {
-      int[] decodes = new int[1];
-      org.apache.parquet.column.Dictionary chunkA = parquetNumbers(decodes, 0);
-      org.apache.parquet.column.Dictionary chunkB = parquetNumbers(decodes, 11);
-      org.apache.parquet.column.Dictionary[] chunks = {chunkA, chunkA, chunkB};
+      SparkBatches.ParquetChunk chunkA = parquetNumbers(0);
+      SparkBatches.ParquetChunk chunkB = parquetNumbers(11);
+      SparkBatches.ParquetChunk[] chunks = {chunkA, chunkA, chunkB};
       int n = 65;
-      WritableColumnVector[] vectors = offHeap ? OffHeapColumnVector.allocateColumns(n, schema)
-          : OnHeapColumnVector.allocateColumns(n, schema);
+      WritableColumnVector[] vectors = SparkBatches.allocate(schema, n, offHeap);
       ColumnarBatch batch = new ColumnarBatch(vectors, n);
-      java.util.function.IntConsumer fill = chunk -> {
+      java.util.function.IntUnaryOperator fill = chunk -> {
         for (WritableColumnVector v : vectors) {
-          v.reset();
-          v.setDictionary(new org.apache.spark.sql.execution.datasources.parquet.ParquetDictionary(chunks[chunk],
-              false));
-          WritableColumnVector ids = v.reserveDictionaryIds(n);
-          for (int i = 0; i < n; i++) {
-            // every entry, out of order; under a null an id out of the dictionary's range (never decoded)
-            ids.putInt(i, i % 11 == 5 ? 1_000_000 : (i * 3 + chunk) % 8);
-            if (i % 11 == 5) {
-              v.putNull(i);
-            }
-          }
+          // every entry, out of order
+          SparkBatches.dictionaryEncoded(v, SparkBatches.wrapped(chunks[chunk]), n, i -> (i * 3 + chunk) % 8,
+              i -> i % 11 == 5);
         }
+        return n;
       };
       // The oracle: Spark's own getters on the same vectors, row by row.
       List<InternalRow> rows = new ArrayList<>();
       for (int chunk = 0; chunk < chunks.length; chunk++) {
-        fill.accept(chunk);
+        fill.applyAsInt(chunk);
         for (int i = 0; i < n; i++) {
           rows.add(batch.getRow(i).copy());
         }
       }
-      decodes[0] = 0;
-      Iterator<ColumnarBatch> threeBatches = new Iterator<>() {
-        private int next;
-
-        @Override
-        public boolean hasNext() {
-          return next < chunks.length;
-        }
-
-        @Override
-        public ColumnarBatch next() {
-          fill.accept(next++);
-          return batch;
-        }
-      };
+      chunkA.decodes = 0;
+      chunkB.decodes = 0;
+      Iterator<ColumnarBatch> threeBatches = SparkBatches.reused(batch, chunks.length, fill, false);
       try {
         assertEquals(3, assertConverted(schema, rows, n, threeBatches));
         // 10 columns x 8 entries x 2 chunks: chunk A's second wrapper decodes nothing anew
-        assertEquals(160, decodes[0], (offHeap ? "off" : "on") + "-heap: each entry decoded once per chunk");
+        assertEquals(160, chunkA.decodes + chunkB.decodes, (offHeap ? "off" : "on") + "-heap: each entry decoded once per chunk");
       } finally {
         batch.close();
       }

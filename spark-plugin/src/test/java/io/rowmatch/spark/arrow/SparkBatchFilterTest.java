@@ -27,9 +27,6 @@ import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.Or;
 import org.apache.spark.sql.catalyst.expressions.Predicate;
 import org.apache.spark.sql.execution.RowToColumnConverter;
-import org.apache.spark.sql.execution.datasources.parquet.ParquetDictionary;
-import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
-import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -116,20 +113,7 @@ class SparkBatchFilterTest {
         }
       }
     }
-    java.util.Iterator<ColumnarBatch> in = new java.util.Iterator<>() {
-      private int next;
-
-      @Override
-      public boolean hasNext() {
-        return next < batches;
-      }
-
-      @Override
-      public ColumnarBatch next() {
-        batch.setNumRows(fill.applyAsInt(next++));
-        return batch;
-      }
-    };
+    java.util.Iterator<ColumnarBatch> in = SparkBatches.reused(batch, batches, fill, false);
     ColumnarExpressions conjuncts = ColumnarExpressions.compile(
         scala.jdk.javaapi.CollectionConverters.asScala(List.of(ours)).toSeq(),
         CollectionConverters.asScala(input).toSeq());
@@ -181,19 +165,11 @@ class SparkBatchFilterTest {
         rows.add(RandomSparkRows.rows(schema, sizes[k], 31L * k + (offHeap ? 7 : 0), false));
       }
       for (var condition : conditions()) {
-        WritableColumnVector[] vectors = offHeap ? OffHeapColumnVector.allocateColumns(size, schema)
-            : OnHeapColumnVector.allocateColumns(size, schema);
+        WritableColumnVector[] vectors = SparkBatches.allocate(schema, size, offHeap);
         RowToColumnConverter converter = new RowToColumnConverter(schema);
         try {
-          assertFiltered(schema, vectors, sizes.length, k -> {
-            for (WritableColumnVector v : vectors) {
-              v.reset();
-            }
-            for (InternalRow r : rows.get(k)) {
-              converter.convert(r, vectors);
-            }
-            return sizes[k];
-          }, condition);
+          assertFiltered(schema, vectors, sizes.length, k -> SparkBatches.fill(vectors, converter, rows.get(k)),
+              condition);
         } finally {
           for (WritableColumnVector v : vectors) {
             v.close();
@@ -204,35 +180,11 @@ class SparkBatchFilterTest {
   }
 
   /** A Parquet chunk's dictionary: numbers and strings of the salt. */
-  private static org.apache.parquet.column.Dictionary chunk(int salt) {
+  private static SparkBatches.ParquetChunk chunk(int salt) {
     String[] words = {"", "AIR", "REG AIR", "DELIVER IN PERSON", "日本語" + salt, "x" + salt,
         "a value longer than eight bytes " + salt, "MAIL"};
-    return new org.apache.parquet.column.Dictionary(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY) {
-      @Override
-      public int getMaxId() {
-        return 7;
-      }
-
-      @Override
-      public int decodeToInt(int id) {
-        return id * 1000 - 3500 + salt;
-      }
-
-      @Override
-      public long decodeToLong(int id) {
-        return id * 700L - 2400 + salt;
-      }
-
-      @Override
-      public double decodeToDouble(int id) {
-        return id == 0 ? -0.0 : id == 1 ? Double.NaN : id - 3.5 + salt;
-      }
-
-      @Override
-      public org.apache.parquet.io.api.Binary decodeToBinary(int id) {
-        return org.apache.parquet.io.api.Binary.fromString(words[id]);
-      }
-    };
+    return new SparkBatches.ParquetChunk(7).ints(id -> id * 1000 - 3500 + salt).longs(id -> id * 700L - 2400 + salt)
+        .doubles(id -> id == 0 ? -0.0 : id == 1 ? Double.NaN : id - 3.5 + salt).strings(id -> words[id]);
   }
 
   @Test
@@ -242,7 +194,7 @@ class SparkBatchFilterTest {
     StructType schema = new StructType().add("i", DataTypes.IntegerType)
         .add("dec", DataTypes.createDecimalType(15, 2)).add("d", DataTypes.DoubleType)
         .add("s", DataTypes.StringType).add("plain", DataTypes.LongType);
-    org.apache.parquet.column.Dictionary[] chunks = {chunk(0), chunk(0), chunk(11)};
+    SparkBatches.ParquetChunk[] chunks = {chunk(0), chunk(0), chunk(11)};
     List<Function<Function<Integer, Expression>, Expression>> conditions = List.of(
         c -> new In(c.apply(3), CollectionConverters.asScala(List.<Expression>of(
             lit(UTF8String.fromString("AIR"), DataTypes.StringType),
@@ -256,27 +208,20 @@ class SparkBatchFilterTest {
     for (boolean offHeap : new boolean[] {false, true}) {
       for (var condition : conditions) {
         int n = 130;
-        WritableColumnVector[] vectors = offHeap ? OffHeapColumnVector.allocateColumns(n, schema)
-            : OnHeapColumnVector.allocateColumns(n, schema);
+        WritableColumnVector[] vectors = SparkBatches.allocate(schema, n, offHeap);
         try {
           assertFiltered(schema, vectors, chunks.length, k -> {
-            for (int c = 0; c < vectors.length; c++) {
-              WritableColumnVector v = vectors[c];
-              v.reset();
-              WritableColumnVector ids = c == 4 ? null : v.reserveDictionaryIds(n);
-              if (ids != null) {
-                v.setDictionary(new ParquetDictionary(chunks[k], false));
-              }
-              for (int i = 0; i < n; i++) {
-                boolean isNull = (i + c) % 9 == 4;
-                if (ids != null) {
-                  ids.putInt(i, isNull ? 1_000_000 : (i * 5 + c + k) % 8);
-                } else {
-                  v.putLong(i, i - 60L * k);
-                }
-                if (isNull) {
-                  v.putNull(i);
-                }
+            for (int c = 0; c < 4; c++) {
+              int col = c;
+              SparkBatches.dictionaryEncoded(vectors[c], SparkBatches.wrapped(chunks[k]), n,
+                  i -> (i * 5 + col + k) % 8, i -> (i + col) % 9 == 4);
+            }
+            WritableColumnVector plain = vectors[4];
+            plain.reset();
+            for (int i = 0; i < n; i++) {
+              plain.putLong(i, i - 60L * k);
+              if ((i + 4) % 9 == 4) {
+                plain.putNull(i);
               }
             }
             return n;

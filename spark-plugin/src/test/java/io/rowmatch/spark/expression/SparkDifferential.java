@@ -44,7 +44,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  * {@code Expression.eval} on each row: the same value in every row (exact: NaN payloads aside, -0.0 is not 0.0,
  * decimals compared at the result scale), or, when Spark raises on some row, the kernels raise the same exception
  * class. Plus random Spark values of a type with its edges (nulls, extremes, zeros, NaN, -0.0, decimals of every
- * digit count up to the precision and at 10^p - 1).
+ * digit count up to the precision and at 10^p - 1; strings empty, multibyte, and past 64 bytes; dates at the int
+ * extremes and far from 1970).
  */
 final class SparkDifferential {
   private SparkDifferential() {}
@@ -253,6 +254,21 @@ final class SparkDifferential {
           : rnd.nextBoolean() ? (rnd.nextInt(200000) - 100000) / 256.0 : rnd.nextGaussian() * Math.pow(10, rnd.nextInt(40) - 20);
     } else if (t instanceof DecimalType d) {
       return Decimal.apply(decimal(rnd, d), d.precision(), d.scale());
+    } else if (t instanceof StringType) {
+      String[] e = {"", "a", "ab", "ä日本", "日本語x", "%", "_", "\\", "a b", "x".repeat(70)};
+      if (edge) {
+        return UTF8String.fromString(e[rnd.nextInt(e.length)]);
+      }
+      StringBuilder s = new StringBuilder();
+      for (int i = rnd.nextInt(12); i > 0; i--) {
+        s.appendCodePoint(rnd.nextInt(4) == 0 ? 0x3040 + rnd.nextInt(96) : 'a' + rnd.nextInt(26));
+      }
+      return UTF8String.fromString(s.toString());
+    } else if (t instanceof DateType) {
+      // days since 1970: the int extremes, 0001-01-01, 1582-10-04 (before the Gregorian switch), 1969-12-31,
+      // 9999-12-31, and far past and future
+      int[] e = {Integer.MIN_VALUE, Integer.MAX_VALUE, 0, -1, -719162, -141428, 2932896, -100_000_000, 100_000_000};
+      return edge ? e[rnd.nextInt(e.length)] : rnd.nextInt(2_000_000) - 1_000_000;
     }
     throw new IllegalArgumentException("no random values of " + t.simpleString());
   }
