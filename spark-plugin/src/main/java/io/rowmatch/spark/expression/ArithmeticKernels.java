@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.Multiply;
 import org.apache.spark.sql.catalyst.expressions.Pmod;
 import org.apache.spark.sql.catalyst.expressions.Remainder;
 import org.apache.spark.sql.catalyst.expressions.Subtract;
+import org.apache.spark.sql.catalyst.expressions.UnaryExpression;
 import org.apache.spark.sql.catalyst.expressions.UnaryMinus;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
@@ -62,22 +63,16 @@ final class ArithmeticKernels {
     return new Binary(e, op, ansi, p.child(b.left()), p.child(b.right()));
   }
 
-  static Kernel unaryMinus(Expression e, ExpressionPlanning p) {
-    UnaryMinus u = (UnaryMinus) e;
+  /** Unary minus and abs: one kernel, which for abs negates only the negative rows. */
+  static Kernel negation(Expression e, ExpressionPlanning p) {
+    boolean abs = e instanceof Abs;
     DataType t = e.dataType();
     if (!integral(t) && !(t instanceof FloatType || t instanceof DoubleType) && !(t instanceof DecimalType)) {
-      throw p.refuse("negation of " + t.simpleString() + " is not evaluated columnar: " + e.sql());
+      throw p.refuse((abs ? "abs" : "negation") + " of " + t.simpleString() + " is not evaluated columnar: "
+          + e.sql());
     }
-    return new Negate(e, u.failOnError(), false, p.child(u.child()));
-  }
-
-  static Kernel abs(Expression e, ExpressionPlanning p) {
-    Abs a = (Abs) e;
-    DataType t = e.dataType();
-    if (!integral(t) && !(t instanceof FloatType || t instanceof DoubleType) && !(t instanceof DecimalType)) {
-      throw p.refuse("abs of " + t.simpleString() + " is not evaluated columnar: " + e.sql());
-    }
-    return new Negate(e, a.failOnError(), true, p.child(a.child()));
+    boolean failOnError = abs ? ((Abs) e).failOnError() : ((UnaryMinus) e).failOnError();
+    return new Negate(e, failOnError, abs, p.child(((UnaryExpression) e).child()));
   }
 
   static boolean integral(DataType t) {
