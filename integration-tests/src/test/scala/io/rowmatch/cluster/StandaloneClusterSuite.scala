@@ -155,10 +155,13 @@ class StandaloneClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
       val inspection = PlanInspector.inspect(frame.queryExecution.executedPlan, "Rowmatch")
       assert(inspection.operatorCount() >= 1,
         s"q$number: no Rowmatch operator (${inspection.operatorSummary()}; ${inspection.fallbackReasons()})")
-      // The same settings (broadcast joins, 2 shuffle partitions) plan the same operators as in local mode.
+      // The same settings (broadcast joins, 2 shuffle partitions) plan the same operators as in local mode, within
+      // one: AQE re-plans as stages finish, and on a loaded machine q2 counted 45 on the cluster where local mode
+      // and an unloaded cluster count 46, on the same code (as TpcdsRowmatchSuite's Slack).
       pinnedBroadcast.get(number).foreach { n =>
-        assert(inspection.operatorCount() == n, s"q$number: ${inspection.operatorCount()} Rowmatch operators on the" +
-          s" cluster, $n pinned for local mode (${inspection.operatorSummary()})")
+        assert(math.abs(inspection.operatorCount() - n) <= 1, s"q$number: ${inspection.operatorCount()} Rowmatch" +
+          s" operators on the cluster, $n pinned for local mode (${inspection.operatorSummary()})\n" +
+          frame.queryExecution.executedPlan.treeString)
       }
       val outputBatches = rowmatchNodes(frame).flatMap(_.metrics.get("numOutputBatches")).map(_.value).sum
       assert(outputBatches > 0, s"q$number: the Rowmatch operators report no output batch from the executors")
