@@ -42,29 +42,45 @@ public final class JoinOutput implements AutoCloseable {
     StructType right = spec.rightSchema;
     boolean leftIsProbe = !spec.buildLeft;
     boolean exists = spec.kind == JoinSpec.Kind.EXISTENCE;
-    int n = left.fields().length + (spec.existence() ? 0 : right.fields().length) + (exists ? 1 : 0);
-    fromProbe = new boolean[n];
-    ordinal = new int[n];
+    int n = spec.fullOutputWidth();
+    List<Field> all = new ArrayList<>(n);
+    boolean[] allFromProbe = new boolean[n];
+    int[] allOrdinal = new int[n];
     List<Field> leftFields = ArrowSchemas.toArrow(left, spec.timeZone).getFields();
     for (int i = 0; i < leftFields.size(); i++) {
-      fields.add(nullable(leftFields.get(i)));
-      fromProbe[i] = leftIsProbe;
-      ordinal[i] = i;
+      all.add(nullable(leftFields.get(i)));
+      allFromProbe[i] = leftIsProbe;
+      allOrdinal[i] = i;
     }
     if (!spec.existence()) {
       List<Field> rightFields = ArrowSchemas.toArrow(right, spec.timeZone).getFields();
       int off = leftFields.size();
       for (int i = 0; i < rightFields.size(); i++) {
-        fields.add(nullable(rightFields.get(i)));
-        fromProbe[off + i] = !leftIsProbe;
-        ordinal[off + i] = i;
+        all.add(nullable(rightFields.get(i)));
+        allFromProbe[off + i] = !leftIsProbe;
+        allOrdinal[off + i] = i;
       }
     }
-    existsColumn = exists ? n - 1 : -1;
     if (exists) {
-      fields.add(Field.notNullable("exists", org.apache.arrow.vector.types.pojo.ArrowType.Bool.INSTANCE));
-      fromProbe[existsColumn] = true;
+      all.add(Field.notNullable("exists", org.apache.arrow.vector.types.pojo.ArrowType.Bool.INSTANCE));
+      allFromProbe[n - 1] = true;
     }
+    // Only the columns the plan above reads (JoinSpec.outputColumns), in Spark's order.
+    int[] kept = spec.outputColumns;
+    int width = kept == null ? n : kept.length;
+    fromProbe = new boolean[width];
+    ordinal = new int[width];
+    int existsAt = -1;
+    for (int c = 0; c < width; c++) {
+      int source = kept == null ? c : kept[c];
+      fields.add(all.get(source));
+      fromProbe[c] = allFromProbe[source];
+      ordinal[c] = allOrdinal[source];
+      if (exists && source == n - 1) {
+        existsAt = c;
+      }
+    }
+    existsColumn = existsAt;
   }
 
   private static Field nullable(Field f) {

@@ -13,8 +13,9 @@ import io.rowmatch.spark.rules.CanonicalForms;
 /**
  * A planned RowmatchHashJoin, resolved to column ordinals and flags so executors never look at Catalyst
  * keys again. "Build" is the side Spark chose to hash (or ours for a replaced sort-merge join), "probe" the
- * streamed side. Output columns are always Spark's: left then right, left only for semi/anti joins, left then
- * the boolean "exists" for an existence join.
+ * streamed side. Output columns are Spark's: left then right, left only for semi/anti joins, left then the
+ * boolean "exists" for an existence join; or a subset of those when the plan above reads only some
+ * ({@link #outputColumns}).
  */
 public final class JoinSpec implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -50,11 +51,24 @@ public final class JoinSpec implements Serializable {
   public final int batchSize;
   public final long memoryLimit;
   public final String operatorName;
+  /**
+   * The output columns gathered, as ordinals into Spark's output of the join (ascending), or null for all of them:
+   * a join's keys and condition columns are usually dropped by the Project above it, so they are not gathered.
+   */
+  public final int[] outputColumns;
 
   public JoinSpec(Kind kind, boolean buildLeft, int[] buildKeys, int[] probeKeys, Expression[] buildComputed,
       Expression[] probeComputed, boolean nullAwareAnti, boolean[] nullsEqual, boolean[] nansEqual,
       StructType leftSchema, StructType rightSchema, String timeZone, int batchSize, long memoryLimit,
       String operatorName) {
+    this(kind, buildLeft, buildKeys, probeKeys, buildComputed, probeComputed, nullAwareAnti, nullsEqual, nansEqual,
+        leftSchema, rightSchema, timeZone, batchSize, memoryLimit, operatorName, null);
+  }
+
+  private JoinSpec(Kind kind, boolean buildLeft, int[] buildKeys, int[] probeKeys, Expression[] buildComputed,
+      Expression[] probeComputed, boolean nullAwareAnti, boolean[] nullsEqual, boolean[] nansEqual,
+      StructType leftSchema, StructType rightSchema, String timeZone, int batchSize, long memoryLimit,
+      String operatorName, int[] outputColumns) {
     if (nullAwareAnti && (kind != Kind.LEFT_ANTI || buildLeft || buildKeys.length != 1)) {
       throw new IllegalArgumentException("a null-aware anti join has one key and builds its right side");
     }
@@ -76,6 +90,28 @@ public final class JoinSpec implements Serializable {
     this.batchSize = batchSize;
     this.memoryLimit = memoryLimit;
     this.operatorName = operatorName;
+    this.outputColumns = outputColumns;
+    if (outputColumns != null) {
+      int width = fullOutputWidth();
+      for (int i = 0; i < outputColumns.length; i++) {
+        if (outputColumns[i] < 0 || outputColumns[i] >= width || (i > 0 && outputColumns[i] <= outputColumns[i - 1])) {
+          throw new IllegalArgumentException("output columns " + Arrays.toString(outputColumns)
+              + " are not ascending ordinals below the join's width " + width);
+        }
+      }
+    }
+  }
+
+  /** The width of Spark's output of this join (before {@link #outputColumns}). */
+  public int fullOutputWidth() {
+    return leftSchema.fields().length + (existence() ? 0 : rightSchema.fields().length)
+        + (kind == Kind.EXISTENCE ? 1 : 0);
+  }
+
+  /** This spec gathering only the given output columns (ordinals into Spark's output; null: all). */
+  public JoinSpec keeping(int[] columns) {
+    return new JoinSpec(kind, buildLeft, buildKeys, probeKeys, buildComputed, probeComputed, nullAwareAnti,
+        nullsEqual, nansEqual, leftSchema, rightSchema, timeZone, batchSize, memoryLimit, operatorName, columns);
   }
 
   public StructType buildSchema() {
@@ -138,7 +174,7 @@ public final class JoinSpec implements Serializable {
     return new JoinSpec(kind, buildLeft, buildKeys, probeKeys, CanonicalForms.bound(buildComputed),
         CanonicalForms.bound(probeComputed), nullAwareAnti, nullsEqual, nansEqual,
         CanonicalForms.withoutNames(leftSchema), CanonicalForms.withoutNames(rightSchema), timeZone, batchSize,
-        memoryLimit, operatorName);
+        memoryLimit, operatorName, outputColumns);
   }
 
   /**
@@ -160,7 +196,7 @@ public final class JoinSpec implements Serializable {
         && Arrays.equals(nansEqual, other.nansEqual) && leftSchema.equals(other.leftSchema)
         && rightSchema.equals(other.rightSchema) && Objects.equals(timeZone, other.timeZone)
         && batchSize == other.batchSize && memoryLimit == other.memoryLimit
-        && operatorName.equals(other.operatorName);
+        && operatorName.equals(other.operatorName) && Arrays.equals(outputColumns, other.outputColumns);
   }
 
   @Override

@@ -5,10 +5,10 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.optimizer.BuildSide
 import org.apache.spark.sql.catalyst.plans.JoinType
-import org.apache.spark.sql.catalyst.plans.physical.{Distribution, Partitioning}
+import org.apache.spark.sql.catalyst.plans.physical.{Distribution, Partitioning, PartitioningCollection, UnknownPartitioning}
 import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, ShuffledHashJoinExec}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
@@ -61,9 +61,31 @@ case class RowmatchHashJoinExec(
     Option(io.rowmatch.spark.expression.ColumnarExpressions.unsupported(Seq(c), left.output ++ right.output))
   }
 
-  override def output: Seq[Attribute] = vanilla.output
+  /** Spark's output, or the columns of it the plan above reads (`spec.outputColumns`, set by [[keeping]]). */
+  override def output: Seq[Attribute] =
+    if (spec.outputColumns == null) vanilla.output else spec.outputColumns.toSeq.map(vanilla.output)
 
-  override def outputPartitioning: Partitioning = vanilla.outputPartitioning
+  /** Spark's partitioning, less the parts over columns this join no longer outputs. */
+  override def outputPartitioning: Partitioning =
+    if (spec.outputColumns == null) vanilla.outputPartitioning
+    else RowmatchHashJoinExec.within(vanilla.outputPartitioning, AttributeSet(output))
+
+  /**
+   * This join gathering only the columns of its output in `needed` (at least one, so a batch keeps its rows'
+   * count in a vector too): a join's key and condition columns are usually dropped just above it.
+   */
+  def keeping(needed: AttributeSet): RowmatchHashJoinExec = {
+    val all = vanilla.output
+    var kept: Seq[Int] = all.indices.filter(i => needed.contains(all(i)))
+    if (kept.isEmpty) kept = Seq(0)
+    val columns = if (kept.size == all.size) null else kept.toArray
+    if (java.util.Arrays.equals(columns, spec.outputColumns)) this
+    else {
+      val pruned = copy(spec = spec.keeping(columns))
+      pruned.copyTagsFrom(this)
+      pruned
+    }
+  }
 
   override def requiredChildDistribution: Seq[Distribution] = vanilla.requiredChildDistribution
 
@@ -143,7 +165,9 @@ case class RowmatchHashJoinExec(
       s"leftKeys=${leftKeys.mkString("[", ", ", "]")}, rightKeys=${rightKeys.mkString("[", ", ", "]")}" +
       condition.map { c =>
         s", condition=$c" + (if (conditionRowReason.isEmpty) " (columnar)" else " (rows)")
-      }.getOrElse("") + s", replaces=$replaced)"
+      }.getOrElse("") +
+      (if (spec.outputColumns == null) "" else s", output=${output.map(_.name).mkString("[", ", ", "]")}") +
+      s", replaces=$replaced)"
 
   override def verboseStringWithOperatorId(): String = simpleString(Int.MaxValue)
 
@@ -153,4 +177,19 @@ case class RowmatchHashJoinExec(
 
   override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan): RowmatchHashJoinExec =
     copy(left = newLeft, right = newRight)
+}
+
+object RowmatchHashJoinExec {
+  /** A partitioning restricted to the parts whose expressions read only these attributes (else unknown). */
+  def within(p: Partitioning, attributes: AttributeSet): Partitioning = p match {
+    case PartitioningCollection(ps) =>
+      ps.map(within(_, attributes)).filterNot(_.isInstanceOf[UnknownPartitioning]) match {
+        case Seq() => UnknownPartitioning(p.numPartitions)
+        case Seq(one) => one
+        case several => PartitioningCollection(several)
+      }
+    case e: Expression if e.references.subsetOf(attributes) => p
+    case e: Expression => UnknownPartitioning(p.numPartitions)
+    case other => other
+  }
 }
