@@ -29,7 +29,7 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
   private final ColumnarExpressions conjuncts;
   private final BufferAllocator allocator;
   private final long memoryLimit;
-  private FieldVector[] held = new FieldVector[0];
+  private ColumnVector[] held = new ColumnVector[0];
   private int[] rows = new int[0];
   private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
   /** For Spark's own (non-Arrow) batches: their schema, time zone and copy into Arrow; null otherwise. */
@@ -158,12 +158,16 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
       return gather(copied(batch), count);
     }
     StructField[] fields = sparkSchema.fields();
-    return keptBatch(fields.length, count, c -> conjuncts.selectedColumn(spark, c, rows, count, fields[c].name(),
-        fields[c].nullable(), timeZone, allocator));
+    return keptBatch(fields.length, count, c -> new RowReadArrowColumnVector(conjuncts.selectedColumn(spark, c, rows,
+        count, fields[c].name(), fields[c].nullable(), timeZone, allocator)));
   }
 
   private ColumnarBatch gather(ColumnarBatch batch, int count) {
     return keptBatch(batch.numCols(), count, c -> {
+      if (batch.column(c) instanceof DeferredGatherVector d) {
+        // still deferred: the kept rows' source rows, composed
+        return new DeferredGatherVector(d.source(), d.compose(rows, count), count, d.field(), allocator);
+      }
       ValueVector src = vector(batch, c);
       FieldVector out = (FieldVector) src.getField().createVector(allocator);
       try {
@@ -172,7 +176,7 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
         out.close();
         throw e;
       }
-      return out;
+      return new RowReadArrowColumnVector(out);
     });
   }
 
@@ -180,13 +184,11 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
    * The output batch of the kept rows, its columns made by {@code column}; held until the next batch. On failure
    * every column made so far is released (an Arrow allocation failure as the task's memory error).
    */
-  private ColumnarBatch keptBatch(int width, int count, IntFunction<FieldVector> column) {
-    FieldVector[] out = new FieldVector[width];
-    ColumnVector[] columnsOut = new ColumnVector[width];
+  private ColumnarBatch keptBatch(int width, int count, IntFunction<ColumnVector> column) {
+    ColumnVector[] out = new ColumnVector[width];
     try {
       for (int c = 0; c < width; c++) {
         out[c] = column.apply(c);
-        columnsOut[c] = new RowReadArrowColumnVector(out[c]);
       }
     } catch (OutOfMemoryException e) {
       closeAll(out);
@@ -196,7 +198,7 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
       throw e;
     }
     held = out;
-    return new ColumnarBatch(columnsOut, count);
+    return new ColumnarBatch(out, count);
   }
 
   private static ValueVector vector(ColumnarBatch batch, int column) {
@@ -209,11 +211,11 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
 
   private void release() {
     closeAll(held);
-    held = new FieldVector[0];
+    held = new ColumnVector[0];
   }
 
-  private static void closeAll(FieldVector[] vectors) {
-    for (FieldVector v : vectors) {
+  private static void closeAll(ColumnVector[] vectors) {
+    for (ColumnVector v : vectors) {
       if (v != null) {
         v.close();
       }

@@ -13,6 +13,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import scala.collection.Seq;
 import scala.jdk.javaapi.CollectionConverters;
 
+import io.rowmatch.spark.arrow.DeferredGatherVector;
+
 /**
  * The entry to the columnar expression kernels: whether a list of Spark expressions over given input columns is
  * evaluated columnar (or why not), and their compiled form, made where the batches are (kernels hold per-batch
@@ -103,17 +105,29 @@ public final class ColumnarExpressions {
     return passThrough[i];
   }
 
-  /** The batch being evaluated; its columns are read into the kernels' form once each. */
+  /**
+   * The batch being evaluated; its columns are read into the kernels' form once each, and only those the
+   * expressions read: a deferred column (a broadcast join's) is read from its source at its rows, never gathered.
+   */
   public Object open(ColumnarBatch batch) {
     ValueVector[] columns = new ValueVector[batch.numCols()];
+    int[][] rowsOf = null;
     for (int c = 0; c < columns.length; c++) {
+      if (batch.column(c) instanceof DeferredGatherVector d && !d.hasNullRows()) {
+        if (rowsOf == null) {
+          rowsOf = new int[columns.length][];
+        }
+        columns[c] = d.source();
+        rowsOf[c] = d.rows();
+        continue;
+      }
       if (!(batch.column(c) instanceof ArrowColumnVector v)) {
         throw new IllegalStateException("columnar expressions read Arrow batches; column " + c + " is "
             + batch.column(c).getClass().getName());
       }
       columns[c] = v.getValueVector();
     }
-    return new EvalBatch(columns, inputTypes, batch.numRows());
+    return new EvalBatch(columns, inputTypes, rowsOf, batch.numRows());
   }
 
   /**

@@ -18,9 +18,11 @@ import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import org.apache.spark.sql.catalyst.expressions.Predicate$;
 import org.apache.spark.sql.execution.joins.RowmatchBroadcastRows;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.util.TaskCompletionListener;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.core.table.JoinProbe;
+import io.rowmatch.spark.arrow.DeferredGatherVector;
 import io.rowmatch.spark.expression.ColumnarExpressions;
 import io.rowmatch.spark.memory.SpillMetrics;
 import io.rowmatch.spark.memory.TaskArrowMemory;
@@ -81,6 +83,8 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   private Phase phase = Phase.NEXT_PROBE_BATCH;
   private ColumnarBatch probeBatch;
   private ValueVector[] probeVectors;
+  /** Per probe column: read as an Arrow vector here (else passed on deferred when it arrives deferred). */
+  private final boolean[] probeReadsVector;
   private int cursor;
   private ColumnarBatch pending;
   private ColumnarBatch current;
@@ -88,14 +92,14 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
 
   private HashJoinRunner(JoinSpec spec, JoinBuildSide build, boolean buildNullKey, long buildRows,
       Runnable releaseBuild, Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
-      List<Attribute> conditionInput, ProbeMatches probeMatches) {
+      List<Attribute> conditionInput, ProbeMatches probeMatches, boolean buildLivesWithTask) {
     this.spec = spec;
     this.probeMatches = probeMatches;
     this.build = build;
     this.releaseBuild = releaseBuild;
     this.probeInput = probeInput;
     this.allocator = allocator;
-    this.output = new JoinOutput(spec);
+    this.output = new JoinOutput(spec, buildLivesWithTask);
     this.probe = build.table().newProbe();
     this.nullAwareNoRows = spec.nullAwareAnti && (buildNullKey || build.hasNullKey());
     this.buildNonEmpty = buildRows >= 0 ? buildRows > 0 : build.rowCount() > 0;
@@ -120,6 +124,33 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     this.pairBuild = new int[chunk];
     this.selected = new int[chunk];
     this.probeKeys = spec.probeKeyVectors(allocator);
+    this.probeReadsVector = probeColumnsRead(spec, probeKeys, condition, conditionInput);
+  }
+
+  /**
+   * The probe columns this join reads as Arrow vectors (its keys, whatever computed keys read, and the columnar
+   * condition's columns); the others, when they arrive deferred, are passed on deferred (JoinOutput).
+   */
+  private static boolean[] probeColumnsRead(JoinSpec spec, JoinKeyVectors keys, Expression condition,
+      List<Attribute> conditionInput) {
+    int width = spec.probeSchema().fields().length;
+    boolean[] read = new boolean[width];
+    if (keys.computes()) {
+      java.util.Arrays.fill(read, true);
+      return read;
+    }
+    for (int k : spec.probeKeys) {
+      if (k < width) {
+        read[k] = true;
+      }
+    }
+    if (condition != null) {
+      int probeAt = spec.buildLeft ? spec.buildSchema().fields().length : 0;
+      for (int c = 0; c < width; c++) {
+        read[c] |= condition.references().contains(conditionInput.get(probeAt + c));
+      }
+    }
+    return read;
   }
 
   /** The condition on the columnar kernels, or null when one of its expressions is not supported there. */
@@ -160,8 +191,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
         buildNanos.accept(System.nanoTime() - start);
         return built;
       });
-      return start(spec, build, false, -1, () -> BroadcastJoinTables.release(key), streamed, allocator, condition,
-          conditionInput, task, true);
+      return startOverShared(spec, build, false, key, streamed, allocator, condition, conditionInput, task);
     }
     // A semi/anti join without a condition only asks whether a key exists: one build row per key will do.
     // Part of the cache key, so an inner join of the same broadcast never gets the thinned table.
@@ -175,8 +205,29 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     });
     // Spark's null-aware relation keeps no rows once it saw a null key; it says so by its type.
     boolean nullKey = spec.nullAwareAnti && RowmatchBroadcastRows.hasNullKey(relation.value());
-    return start(spec, build, nullKey, -1, () -> BroadcastJoinTables.release(key), streamed, allocator, condition,
-        conditionInput, task, true);
+    return startOverShared(spec, build, nullKey, key, streamed, allocator, condition, conditionInput, task);
+  }
+
+  /**
+   * The join over an executor's shared broadcast build side, held until the task ends (not just until the probe
+   * side ends): the output passes build columns on deferred, and a batch of a join above may still read them.
+   * Task completion listeners run last registered first, so the runner's batches are closed before the release.
+   */
+  private static Iterator<ColumnarBatch> startOverShared(JoinSpec spec, JoinBuildSide build, boolean nullKey,
+      String key, Iterator<ColumnarBatch> streamed, BufferAllocator allocator, Expression condition,
+      List<Attribute> conditionInput, TaskContext task) {
+    if (task == null) {
+      return start(spec, build, nullKey, -1, () -> BroadcastJoinTables.release(key), streamed, allocator, condition,
+          conditionInput, null, true, null, false);
+    }
+    try {
+      task.addTaskCompletionListener((TaskCompletionListener) ctx -> BroadcastJoinTables.release(key));
+    } catch (RuntimeException | Error e) {
+      BroadcastJoinTables.release(key);
+      throw e;
+    }
+    return start(spec, build, nullKey, -1, () -> { }, streamed, allocator, condition, conditionInput, task, true,
+        null, true);
   }
 
   /**
@@ -187,20 +238,32 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
       Runnable releaseBuild, Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
       List<Attribute> conditionInput, TaskContext task, boolean wrapFaults) {
     return start(spec, build, buildNullKey, buildRows, releaseBuild, probeInput, allocator, condition, conditionInput,
-        task, wrapFaults, null);
+        task, wrapFaults, null, false);
   }
 
   /** As above, one pass of a chunked join (see {@link ChunkedJoin}, {@link ProbeMatches}). */
   static HashJoinRunner start(JoinSpec spec, JoinBuildSide build, boolean buildNullKey, long buildRows,
       Runnable releaseBuild, Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
       List<Attribute> conditionInput, TaskContext task, boolean wrapFaults, ProbeMatches probeMatches) {
+    return start(spec, build, buildNullKey, buildRows, releaseBuild, probeInput, allocator, condition, conditionInput,
+        task, wrapFaults, probeMatches, false);
+  }
+
+  /**
+   * As above; {@code buildLivesWithTask}: the build side outlives every output batch of the task (a broadcast's,
+   * released when the task ends), so its columns are passed on deferred.
+   */
+  private static HashJoinRunner start(JoinSpec spec, JoinBuildSide build, boolean buildNullKey, long buildRows,
+      Runnable releaseBuild, Iterator<ColumnarBatch> probeInput, BufferAllocator allocator, Expression condition,
+      List<Attribute> conditionInput, TaskContext task, boolean wrapFaults, ProbeMatches probeMatches,
+      boolean buildLivesWithTask) {
     HashJoinRunner runner;
     try {
       Iterator<ColumnarBatch> probe = wrapFaults
           ? TestFaults.wrap(probeInput, task, spec.operatorName) // test-only, off by default
           : probeInput;
       runner = new HashJoinRunner(spec, build, buildNullKey, buildRows, releaseBuild, probe, allocator, condition,
-          conditionInput, probeMatches);
+          conditionInput, probeMatches, buildLivesWithTask);
     } catch (RuntimeException | Error e) {
       releaseBuild.run();
       throw e;
@@ -246,6 +309,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
           if (!probeInput.hasNext()) {
             probeBatch = null;
             probeVectors = null;
+            output.probeBatch(null);
             phase = Phase.BUILD_ROWS;
             cursor = 0;
             if (output.appendedRows() > 0) {
@@ -345,9 +409,18 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     probeRowsSeen += n;
     probeBatch = b;
     probeVectors = new ValueVector[b.numCols()];
+    DeferredGatherVector[] deferred = null;
     for (int c = 0; c < probeVectors.length; c++) {
-      probeVectors[c] = JoinBuildSide.arrow(b.column(c), c, spec.operatorName);
+      if (b.column(c) instanceof DeferredGatherVector d && c < probeReadsVector.length && !probeReadsVector[c]) {
+        if (deferred == null) {
+          deferred = new DeferredGatherVector[probeVectors.length];
+        }
+        deferred[c] = d; // passed on with its rows composed; never read here
+      } else {
+        probeVectors[c] = JoinBuildSide.arrow(b.column(c), c, spec.operatorName);
+      }
     }
+    output.probeBatch(deferred);
     if (columnarCondition != null) {
       // Spark's joined row: the left side's columns, then the right's
       List<? extends ValueVector> buildColumns = build.columns();

@@ -1,9 +1,12 @@
 package io.rowmatch.spark.join;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
@@ -14,6 +17,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 import io.rowmatch.core.arrow.ArrowCopy;
 import io.rowmatch.spark.arrow.ArrowSchemas;
+import io.rowmatch.spark.arrow.DeferredGatherVector;
 import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
 
 /**
@@ -23,6 +27,11 @@ import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
  * then), filled column by column by {@link ArrowCopy#gather} (buffer to buffer for fixed and variable width,
  * Arrow's copyFromSafe for the rest). Small chunks of pairs can instead be appended to one batch being coalesced
  * ({@link #append}, {@link #flush}). One per task: it keeps scratch arrays between batches.
+ *
+ * <p>Deferred columns ({@link DeferredGatherVector}): the build columns of a build side that lives as long as the
+ * task (a broadcast's, {@code deferBuild}) are not gathered but passed on as row numbers into the build column; a
+ * probe column that arrives deferred (from a broadcast join below) is passed on with its row numbers composed. A
+ * chain of broadcast joins thus copies each dimension column once, where something finally reads it.
  */
 public final class JoinOutput implements AutoCloseable {
   private final List<Field> fields = new ArrayList<>();
@@ -33,11 +42,26 @@ public final class JoinOutput implements AutoCloseable {
   private final int existsColumn;
   /** Scratch for variable-width gathers, grown to the largest batch. */
   private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
-  /** The batch being coalesced by {@link #append} (null: none) and its rows so far. */
+  /** Build columns are passed on deferred: the build side outlives every output batch (a broadcast's). */
+  private final boolean deferBuild;
+  /** The current probe batch's deferred columns by probe ordinal (null entries: Arrow vectors; null: none). */
+  private DeferredGatherVector[] probeDeferred;
+  /**
+   * The batch being coalesced by {@link #append} (null: none) and its rows so far. Per column either a vector
+   * being filled, or (null there) the source and row numbers of a column kept deferred.
+   */
   private FieldVector[] appended;
+  private ValueVector[] appendedSource;
+  private int[][] appendedSourceRows;
+  private BufferAllocator appendAllocator;
   private int appendedRows;
 
   public JoinOutput(JoinSpec spec) {
+    this(spec, false);
+  }
+
+  public JoinOutput(JoinSpec spec, boolean deferBuild) {
+    this.deferBuild = deferBuild;
     StructType left = spec.leftSchema;
     StructType right = spec.rightSchema;
     boolean leftIsProbe = !spec.buildLeft;
@@ -108,6 +132,14 @@ public final class JoinOutput implements AutoCloseable {
     FieldVector[] made = new FieldVector[out.length];
     try {
       for (int c = 0; c < out.length; c++) {
+        int[] rows = fromProbe[c] ? probeRows : buildRows;
+        if (c != existsColumn && rows != null) {
+          int[] sourceRows = deferredRows(c, build, rows, count);
+          if (sourceRows != null) {
+            out[c] = new DeferredGatherVector(deferredSource(c, build), sourceRows, count, fields.get(c), allocator);
+            continue;
+          }
+        }
         FieldVector v = fields.get(c).createVector(allocator);
         made[c] = v;
         if (c == existsColumn) {
@@ -117,19 +149,14 @@ public final class JoinOutput implements AutoCloseable {
             bits.set(i, exists[probeRows[i]] ? 1 : 0);
           }
           bits.setValueCount(count);
-          out[c] = new RowReadArrowColumnVector(v);
-          continue;
-        }
-        int[] rows = fromProbe[c] ? probeRows : buildRows;
-        ValueVector src = rows == null ? null : fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]);
-        if (src == null) {
+        } else if (rows == null) {
           v.setInitialCapacity(Math.max(count, 1));
           v.allocateNew();
           v.setValueCount(count);
         } else {
           // A broadcast build side is read by several tasks at once: the copy takes src's monitor where it
           // reads through src's cached reader (lists, maps).
-          ArrowCopy.gather(src, rows, count, v, scratch);
+          ArrowCopy.gather(fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]), rows, count, v, scratch);
         }
         // Wrapped once filled: the row reader checks the finished buffers once, then Spark's ColumnarToRow
         // reads each value by address instead of through Arrow's checked accessors.
@@ -146,6 +173,34 @@ public final class JoinOutput implements AutoCloseable {
     return new ColumnarBatch(out, count);
   }
 
+  /**
+   * The probe batch's deferred columns by ordinal (null entries for Arrow vectors; null: none), for the gathers
+   * and appends until the next probe batch. Their sources live as long as the task, so a batch being coalesced
+   * may keep row numbers into them across probe batches.
+   */
+  public void probeBatch(DeferredGatherVector[] deferred) {
+    this.probeDeferred = deferred;
+  }
+
+  /** Output column c's deferred source for this batch, or null when it is gathered now. */
+  private ValueVector deferredSource(int c, List<FieldVector> build) {
+    if (fromProbe[c]) {
+      DeferredGatherVector d = probeDeferred == null ? null : probeDeferred[ordinal[c]];
+      return d == null ? null : d.source();
+    }
+    ValueVector v = build.get(ordinal[c]);
+    return deferBuild && DeferredGatherVector.defers(v) ? v : null;
+  }
+
+  /** Output column c's source rows for these rows when it stays deferred (a new array), else null. */
+  private int[] deferredRows(int c, List<FieldVector> build, int[] rows, int count) {
+    if (fromProbe[c]) {
+      DeferredGatherVector d = probeDeferred == null ? null : probeDeferred[ordinal[c]];
+      return d == null ? null : d.compose(rows, count);
+    }
+    return deferredSource(c, build) == null ? null : Arrays.copyOf(rows, count);
+  }
+
   /** Rows appended since the last {@link #flush}. */
   public int appendedRows() {
     return appendedRows;
@@ -160,32 +215,97 @@ public final class JoinOutput implements AutoCloseable {
     if (existsColumn >= 0) {
       throw new IllegalStateException("an existence join emits probe rows, not pairs");
     }
+    int width = fields.size();
     if (appended == null) {
-      FieldVector[] made = new FieldVector[fields.size()];
-      appended = made;
-      for (int c = 0; c < made.length; c++) {
-        FieldVector v = fields.get(c).createVector(allocator);
-        made[c] = v;
-        v.setInitialCapacity(Math.max(capacity, 1));
-        v.allocateNew();
+      appended = new FieldVector[width];
+      appendedSource = new ValueVector[width];
+      appendedSourceRows = new int[width][];
+      appendAllocator = allocator;
+      for (int c = 0; c < width; c++) {
+        appendedSource[c] = deferredSource(c, build);
+        if (appendedSource[c] != null) {
+          appendedSourceRows[c] = new int[Math.max(capacity, count)];
+        } else {
+          appended[c] = newVector(c, capacity, allocator);
+        }
       }
     }
-    for (int c = 0; c < appended.length; c++) {
-      ValueVector src = fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]);
-      ArrowCopy.append(src, fromProbe[c] ? probeRows : buildRows, count, appended[c], appendedRows, scratch);
+    for (int c = 0; c < width; c++) {
+      int[] rows = fromProbe[c] ? probeRows : buildRows;
+      ValueVector source = deferredSource(c, build);
+      int[] sourceRows = source == null ? null : deferredRows(c, build, rows, count);
+      if (appendedSource[c] != null && appendedSource[c] != source) {
+        // Deferred so far, but this chunk's column is not (or has another source): gather what is kept.
+        FieldVector v = fields.get(c).createVector(allocator);
+        try {
+          ArrowCopy.gather(appendedSource[c], appendedSourceRows[c], appendedRows, v, scratch);
+        } catch (RuntimeException | Error e) {
+          v.close();
+          throw e;
+        }
+        appended[c] = v;
+        appendedSource[c] = null;
+        appendedSourceRows[c] = null;
+      }
+      if (appendedSource[c] != null) {
+        int[] kept = appendedSourceRows[c];
+        if (kept.length < appendedRows + count) {
+          kept = appendedSourceRows[c] = Arrays.copyOf(kept, Math.max(appendedRows + count, kept.length * 2));
+        }
+        System.arraycopy(sourceRows, 0, kept, appendedRows, count);
+      } else if (source != null) {
+        appendWithNulls(source, sourceRows, count, appended[c], appendedRows);
+      } else {
+        ValueVector src = fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]);
+        ArrowCopy.append(src, rows, count, appended[c], appendedRows, scratch);
+      }
     }
     appendedRows += count;
+  }
+
+  private FieldVector newVector(int c, int capacity, BufferAllocator allocator) {
+    FieldVector v = fields.get(c).createVector(allocator);
+    v.setInitialCapacity(Math.max(capacity, 1));
+    v.allocateNew();
+    return v;
+  }
+
+  /**
+   * Appends {@code src[rows[i]]} (null where {@code rows[i] < 0}: a deferred column's outer-join padding) at
+   * {@code dst[start + i]}: value by value, only where a coalesced batch mixes deferred and gathered chunks.
+   */
+  private static void appendWithNulls(ValueVector src, int[] rows, int count, FieldVector dst, int start) {
+    synchronized (src) {
+      for (int i = 0; i < count; i++) {
+        int r = rows[i];
+        if (r >= 0) {
+          dst.copyFromSafe(r, start + i, src);
+        } else if (dst instanceof BaseFixedWidthVector f) {
+          f.setNull(start + i);
+        } else {
+          ((BaseVariableWidthVector) dst).setNull(start + i);
+        }
+      }
+    }
   }
 
   /** The batch coalesced by {@link #append} since the last flush (the caller owns it); none is open after. */
   public ColumnarBatch flush() {
     ColumnVector[] out = new ColumnVector[appended.length];
     for (int c = 0; c < out.length; c++) {
-      appended[c].setValueCount(appendedRows);
-      out[c] = new RowReadArrowColumnVector(appended[c]);
+      if (appendedSource[c] != null) {
+        out[c] = new DeferredGatherVector(appendedSource[c], appendedSourceRows[c], appendedRows, fields.get(c),
+            appendAllocator);
+      } else {
+        appended[c].setValueCount(appendedRows);
+        out[c] = new RowReadArrowColumnVector(appended[c]);
+      }
     }
     ColumnarBatch batch = new ColumnarBatch(out, appendedRows);
     appended = null;
+    appendedSource = null;
+    appendedSourceRows = null;
+    appendAllocator = null;
     appendedRows = 0;
     return batch;
   }
@@ -200,6 +320,9 @@ public final class JoinOutput implements AutoCloseable {
         }
       }
       appended = null;
+      appendedSource = null;
+      appendedSourceRows = null;
+      appendAllocator = null;
       appendedRows = 0;
     }
   }
