@@ -44,6 +44,8 @@ public final class JoinOutput implements AutoCloseable {
   private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
   /** Build columns are passed on deferred: the build side outlives every output batch (a broadcast's). */
   private final boolean deferBuild;
+  /** Per build column, whether it is deferred (null until the first batch). */
+  private boolean[] buildDeferrable;
   /** The current probe batch's deferred columns by probe ordinal (null entries: Arrow vectors; null: none). */
   private DeferredGatherVector[] probeDeferred;
   /**
@@ -188,8 +190,17 @@ public final class JoinOutput implements AutoCloseable {
       DeferredGatherVector d = probeDeferred == null ? null : probeDeferred[ordinal[c]];
       return d == null ? null : d.source();
     }
-    ValueVector v = build.get(ordinal[c]);
-    return deferBuild && DeferredGatherVector.defers(v) ? v : null;
+    if (!deferBuild) {
+      return null;
+    }
+    if (buildDeferrable == null) {
+      // The build columns are this output's for its runner's whole life: which are flat is decided once.
+      buildDeferrable = new boolean[build.size()];
+      for (int i = 0; i < buildDeferrable.length; i++) {
+        buildDeferrable[i] = DeferredGatherVector.defers(build.get(i));
+      }
+    }
+    return buildDeferrable[ordinal[c]] ? build.get(ordinal[c]) : null;
   }
 
   /** Output column c's source rows for these rows when it stays deferred (a new array), else null. */
