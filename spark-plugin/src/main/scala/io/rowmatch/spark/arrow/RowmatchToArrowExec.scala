@@ -7,7 +7,7 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
-import org.apache.spark.sql.execution.{RowToColumnarTransition, SparkPlan}
+import org.apache.spark.sql.execution.{RowToColumnarTransition, SparkPlan, WholeStageCodegenExec}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.types.{StructField, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
@@ -47,17 +47,25 @@ case class RowmatchToArrowExec(child: SparkPlan, settings: ArrowSettings)
     val rows = longMetric("numOutputRows")
     val batches = longMetric("numOutputBatches")
     val convertTime = longMetric("convertTime")
+    def count(out: Iterator[ColumnarBatch]): Iterator[ColumnarBatch] = out.map { b =>
+      rows += b.numRows()
+      batches += 1
+      b
+    }
     def counted(time: OperatorTime, out: java.util.Iterator[ColumnarBatch]): Iterator[ColumnarBatch] =
-      time.own(out, convertTime).asScala.map { b =>
-        rows += b.numRows()
-        batches += 1
-        b
-      }
+      count(time.own(out, convertTime).asScala)
+    val sinkStage = child match {
+      case stage: WholeStageCodegenExec => ArrowSinkExec.over(stage, schema, s)
+      case _ => None
+    }
     if (child.supportsColumnar) {
       child.executeColumnar().mapPartitions { input =>
         val time = new OperatorTime
         counted(time, ArrowTransitions.fromColumnar(time.input(input.asJava), schema, s, TaskContext.get()))
       }
+    } else if (sinkStage.isDefined) {
+      // Spark's stage writes its rows into Arrow itself: the conversion's time is part of the stage's.
+      sinkStage.get.execute().mapPartitions(rows => count(rows.map(ArrowRowSink.batchOf)))
     } else {
       child.execute().mapPartitions { input =>
         val time = new OperatorTime
