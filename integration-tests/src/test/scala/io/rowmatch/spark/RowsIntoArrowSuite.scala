@@ -81,6 +81,20 @@ class RowsIntoArrowSuite extends RowmatchQueryTest {
     assert(opened > 0, "no stage wrote into Arrow")
   }
 
+  test("nested columns: rows written whole, a batch filling in the middle of one row's pairs, into a Rowmatch join") {
+    val a = keys("a", 7, 3).selectExpr("ak", "av", "named_struct('x', av, 'y', cast(av AS string)) AS st")
+    val b = keys("b", 1500, 3).selectExpr("bk", "bv", "array(bv, bv + 1) AS arr", "map(bv, 'v') AS m")
+    val c = keys("c", 40, 1000)
+    val before = ArrowRowSink.opened()
+    withConf("spark.rowmatch.join.replaceSortMergeJoin" -> "false", "spark.sql.autoBroadcastJoinThreshold" -> "-1") {
+      checkAnswerAndOperators(
+        a.join(b.hint("merge"), expr("ak = bk")).join(c.hint("broadcast"), expr("bv = cv"))
+          .select("av", "st", "bv", "arr", "m", "cv"),
+        mustRun = Seq("RowmatchToArrow", "RowmatchHashJoin"))
+    }
+    assert(ArrowRowSink.opened() > before, "no stage wrote into Arrow")
+  }
+
   test("a limit inside the stage") {
     val a = keys("a", 300, 5)
     val b = keys("b", 400, 5)

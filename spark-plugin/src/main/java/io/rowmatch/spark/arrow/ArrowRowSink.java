@@ -1,7 +1,8 @@
 package io.rowmatch.spark.arrow;
 
 import java.io.Serializable;
-import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -21,54 +22,71 @@ import io.rowmatch.spark.memory.TaskArrowMemory;
 
 /**
  * The end of a Spark code-generated stage that writes its rows straight into Arrow batches (see
- * {@link ArrowSinkExec}): each row the stage makes is written while it is current, so a stage whose join makes
- * several rows per input row does not copy each into Spark's row buffer first (TPC-DS q72: 27% of the query).
+ * {@link ArrowSinkExec}): each row the stage makes is written while it is current, from the stage's variables
+ * ({@link #writer()}, then {@link #endRow()}) or from its row ({@link #write}), so a stage whose join makes several
+ * rows per input row does not copy each into Spark's row buffer first (TPC-DS q72: 27% of the query).
  *
- * <p>The generated loop calls {@link #write} per row, and appends {@link #batchRow()} to the stage's buffer when
- * a write fills a batch: the stage then stops at its next stop check and hands the batch to its consumer. A join
- * finishes its current input row's pairs before that check, so rows written while a batch is out are copied
- * aside and start the next batch. At the start of every call of the stage, {@link #resume()} starts that next
- * batch (the consumer is done with the last one: the vectors are reused, the usual columnar contract), and after
- * the stage's input ends {@link #finishInput()} hands out what is left.
+ * <p>When a row fills a batch, the generated code appends the batch's {@link BatchRow} to the stage's buffer,
+ * and the stage stops at its next stop check. A join finishes its current input row's pairs before that check:
+ * those rows go on into the next set of vectors (a batch out is never written again), so one call of the stage
+ * may hand out several batches. The consumer has read them all when the stage is called again, and
+ * {@link #resume()} then frees their vectors for reuse (the usual columnar contract: a batch is valid until the
+ * next one is asked for). After the input ends, {@link #finishInput()} hands out what is left.
  */
 public final class ArrowRowSink implements AutoCloseable {
   private static final String OPERATOR = "RowmatchToArrow";
   private static final AtomicLong OPENED = new AtomicLong();
 
-  private final VectorSchemaRoot root;
-  private final ArrowRowWriter writer;
-  private final ColumnarBatch batch;
-  private final BatchRow row;
+  private final StructType schema;
+  private final ArrowSettings settings;
+  private final BufferAllocator allocator;
   private final int capacity;
-  private final long memoryLimit;
-  /** Rows made while the batch was out: the rest of one input row's pairs. */
-  private final ArrayDeque<InternalRow> overflow = new ArrayDeque<>();
-  /** The batch was appended to the stage's buffer; the consumer has it until the stage is called again. */
-  private boolean out;
+  /** Every set of vectors made; those before {@link #current} were handed out in this call of the stage. */
+  private final List<Slot> slots = new ArrayList<>();
+  private int current;
+  private ArrowRowWriter writer;
   private boolean inputDone;
+  /** The last, partial batch was handed out. */
+  private boolean lastOut;
   private boolean closed;
 
-  private ArrowRowSink(StructType schema, ArrowSettings settings, BufferAllocator allocator) {
-    this.capacity = settings.batchSize;
-    this.memoryLimit = settings.memoryLimit;
-    this.root = VectorSchemaRoot.create(ArrowSchemas.toArrow(schema, settings.timeZone), allocator);
-    try {
+  /** One batch's vectors, its writer and the row that carries it out of the stage. */
+  private static final class Slot implements AutoCloseable {
+    final VectorSchemaRoot root;
+    final ArrowRowWriter writer;
+    final ColumnarBatch batch;
+    final BatchRow row;
+
+    Slot(VectorSchemaRoot root, int capacity) {
+      this.root = root;
       this.writer = new ArrowRowWriter(root, capacity);
-      writer.startBatch();
-    } catch (OutOfMemoryException e) {
-      root.close();
-      throw TaskArrowMemory.outOfMemory(OPERATOR, memoryLimit, e);
-    } catch (RuntimeException e) {
-      root.close();
-      throw e;
+      List<FieldVector> vectors = root.getFieldVectors();
+      ColumnVector[] columns = new ColumnVector[vectors.size()];
+      for (int i = 0; i < columns.length; i++) {
+        columns[i] = new ArrowColumnVector(vectors.get(i));
+      }
+      this.batch = new ColumnarBatch(columns);
+      this.row = new BatchRow(batch);
     }
-    List<FieldVector> vectors = root.getFieldVectors();
-    ColumnVector[] columns = new ColumnVector[vectors.size()];
-    for (int i = 0; i < columns.length; i++) {
-      columns[i] = new ArrowColumnVector(vectors.get(i));
+
+    InternalRow handOut() {
+      writer.finishBatch();
+      batch.setNumRows(writer.count());
+      return row;
     }
-    this.batch = new ColumnarBatch(columns);
-    this.row = BatchRow.of(batch);
+
+    @Override
+    public void close() {
+      root.close();
+    }
+  }
+
+  private ArrowRowSink(StructType schema, ArrowSettings settings, BufferAllocator allocator) {
+    this.schema = schema;
+    this.settings = settings;
+    this.allocator = allocator;
+    this.capacity = settings.batchSize;
+    this.writer = slot(0).writer;
     OPENED.incrementAndGet();
   }
 
@@ -106,8 +124,7 @@ public final class ArrowRowSink implements AutoCloseable {
     public static BatchRow of(ColumnarBatch batch) {
       return new BatchRow(batch);
     }
-
-    }
+  }
 
   /** Unwraps a row of a sink stage's output. */
   public static ColumnarBatch batchOf(InternalRow row) {
@@ -118,82 +135,91 @@ public final class ArrowRowSink implements AutoCloseable {
     return b.batch;
   }
 
-  /** Writes the stage's current row; true when it filled the batch (the caller then appends {@link #batchRow()}). */
-  public boolean write(InternalRow r) {
-    if (out) {
-      overflow.add(r.copy());
-      return false;
-    }
+  /** The writer of the current row: puts, then {@link #endRow()}. Valid until endRow. */
+  public ArrowRowWriter writer() {
+    return writer;
+  }
+
+  /** Ends the row put into {@link #writer()}: the batch it filled (to append to the stage's buffer), or null. */
+  public InternalRow endRow() {
+    writer.endRow();
+    return writer.count() == capacity ? next() : null;
+  }
+
+  /** Writes the stage's current row whole (a schema with nested columns); as {@link #endRow()}. */
+  public InternalRow write(InternalRow r) {
     try {
       writer.write(r);
     } catch (OutOfMemoryException e) {
-      throw TaskArrowMemory.outOfMemory(OPERATOR, memoryLimit, e);
+      throw TaskArrowMemory.outOfMemory(OPERATOR, settings.memoryLimit, e);
     }
-    if (writer.count() == capacity) {
-      handOut();
-      return true;
+    return writer.count() == capacity ? next() : null;
+  }
+
+  /** Hands out the full current batch and goes on in the next set of vectors. */
+  private InternalRow next() {
+    InternalRow out = slots.get(current).handOut();
+    current++;
+    writer = current < slots.size() ? slots.get(current).writer : slot(current).writer;
+    try {
+      writer.startBatch();
+    } catch (OutOfMemoryException e) {
+      throw TaskArrowMemory.outOfMemory(OPERATOR, settings.memoryLimit, e);
     }
-    return false;
+    return out;
+  }
+
+  private Slot slot(int index) {
+    VectorSchemaRoot root = VectorSchemaRoot.create(ArrowSchemas.toArrow(schema, settings.timeZone), allocator);
+    Slot made;
+    try {
+      made = new Slot(root, capacity);
+      made.writer.startBatch();
+    } catch (OutOfMemoryException e) {
+      root.close();
+      throw TaskArrowMemory.outOfMemory(OPERATOR, settings.memoryLimit, e);
+    } catch (RuntimeException e) {
+      root.close();
+      throw e;
+    }
+    slots.add(index, made);
+    return made;
   }
 
   /**
-   * At the start of each call of the stage: the batch handed out before is consumed, so the next one starts
-   * with the rows copied aside. True when a batch is ready (full, or the last after the input ended).
+   * At the start of each call of the stage: the batches handed out in the last call were consumed, and the
+   * vectors being written move to the front. False once every row was handed out (the vectors are then
+   * released and the stage makes no more rows).
    */
   public boolean resume() {
-    if (out) {
-      out = false;
-      try {
-        writer.startBatch();
-        while (!overflow.isEmpty() && writer.count() < capacity) {
-          writer.write(overflow.poll());
-        }
-      } catch (OutOfMemoryException e) {
-        throw TaskArrowMemory.outOfMemory(OPERATOR, memoryLimit, e);
-      }
-      if (writer.count() == capacity || (inputDone && writer.count() > 0)) {
-        handOut();
-        return true;
-      }
+    if (current > 0) {
+      Collections.swap(slots, 0, current);
+      current = 0;
     }
-    return false;
-  }
-
-  /** Whether the stage's input ended and every row was handed out; the vectors are then released. */
-  public boolean done() {
-    if (inputDone && !out && writer.count() == 0 && overflow.isEmpty()) {
+    if (inputDone && (lastOut || writer.count() == 0)) {
       close();
-      return true;
+      return false;
     }
-    return false;
+    return true;
   }
 
-  /** Called once the stage's input ended: true when a last, partial batch is ready. */
-  public boolean finishInput() {
+  /** Called once the stage's input ended: the last, partial batch to append, or null. */
+  public InternalRow finishInput() {
     inputDone = true;
-    if (!out && writer.count() > 0) {
-      handOut();
-      return true;
+    if (writer.count() == 0) {
+      return null;
     }
-    return false;
-  }
-
-  public InternalRow batchRow() {
-    return row;
-  }
-
-  private void handOut() {
-    writer.finishBatch();
-    batch.setNumRows(writer.count());
-    out = true;
+    lastOut = true;
+    return slots.get(current).handOut();
   }
 
   @Override
   public void close() {
     if (!closed) {
       closed = true;
-      overflow.clear();
-      root.close();
+      for (Slot s : slots) {
+        s.close();
+      }
     }
   }
 }

@@ -26,7 +26,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  *
  * <p>Use: {@link #startBatch()}, {@link #write(InternalRow)} at most capacity times, {@link #finishBatch()}.
  */
-final class ArrowRowWriter {
+public final class ArrowRowWriter {
   private static final int BOOL = SparkArrowKind.BOOL;
   private static final int BYTE = SparkArrowKind.BYTE;
   private static final int SHORT = SparkArrowKind.SHORT;
@@ -141,7 +141,6 @@ final class ArrowRowWriter {
 
   /** Appends one row; the caller guarantees count() < capacity() and the batch's schema. */
   void write(InternalRow row) {
-    final int i = count;
     final boolean unsafeRow = row instanceof UnsafeRow;
     for (int c = 0; c < kinds.length; c++) {
       int kind = kinds[c];
@@ -153,116 +152,144 @@ final class ArrowRowWriter {
         continue;
       }
       if (row.isNullAt(c)) {
-        if (kind == VAR) {
-          MemoryUtil.putInt(offsets[c] + 4L * (i + 1), (int) dataEnd[c]);
-        }
+        putNull(c);
         continue;
       }
-      long bitByte = validity[c] + (i >>> 3);
-      MemoryUtil.putByte(bitByte, (byte) (MemoryUtil.getByte(bitByte) | (1 << (i & 7))));
       switch (kind) {
-        case BOOL:
-          if (row.getBoolean(c)) {
-            long valueByte = data[c] + (i >>> 3);
-            MemoryUtil.putByte(valueByte, (byte) (MemoryUtil.getByte(valueByte) | (1 << (i & 7))));
+        case BOOL -> putBoolean(c, row.getBoolean(c));
+        case BYTE -> putByte(c, row.getByte(c));
+        case SHORT -> putShort(c, row.getShort(c));
+        case INT -> putInt(c, row.getInt(c));
+        case LONG -> putLong(c, row.getLong(c));
+        case FLOAT -> putFloat(c, row.getFloat(c));
+        case DOUBLE -> putDouble(c, row.getDouble(c));
+        case DECIMAL_LONG -> {
+          if (unsafeRow) {
+            // An UnsafeRow stores a decimal of at most 18 digits as its unscaled long at the column's scale.
+            valid(c);
+            putUnscaled(c, row.getLong(c));
+          } else {
+            putDecimal(c, row.getDecimal(c, precisions[c], scales[c]));
           }
-          break;
-        case BYTE:
-          MemoryUtil.putByte(data[c] + i, row.getByte(c));
-          break;
-        case SHORT:
-          MemoryUtil.putShort(data[c] + 2L * i, row.getShort(c));
-          break;
-        case INT:
-          MemoryUtil.putInt(data[c] + 4L * i, row.getInt(c));
-          break;
-        case LONG:
-          MemoryUtil.putLong(data[c] + 8L * i, row.getLong(c));
-          break;
-        case FLOAT:
-          MemoryUtil.putInt(data[c] + 4L * i, Float.floatToRawIntBits(row.getFloat(c)));
-          break;
-        case DOUBLE:
-          MemoryUtil.putLong(data[c] + 8L * i, Double.doubleToRawLongBits(row.getDouble(c)));
-          break;
-        case DECIMAL_LONG:
-          writeDecimalLong(c, i, row, unsafeRow);
-          break;
-        case DECIMAL_WIDE:
-          writeDecimalWide(c, i, row);
-          break;
-        default:
-          writeVar(c, i, row, unsafeRow);
+        }
+        case DECIMAL_WIDE -> putDecimal(c, row.getDecimal(c, precisions[c], scales[c]));
+        default -> {
+          valid(c);
+          if (unsafeRow) {
+            UnsafeRow u = (UnsafeRow) row;
+            long offsetAndSize = u.getLong(c);
+            putBytes(c, u.getBaseObject(), u.getBaseOffset() + (offsetAndSize >>> 32), (int) offsetAndSize);
+          } else if (vectors[c] instanceof VarCharVector) {
+            UTF8String s = row.getUTF8String(c);
+            putBytes(c, s.getBaseObject(), s.getBaseOffset(), s.numBytes());
+          } else {
+            byte[] b = row.getBinary(c);
+            putBytes(c, b, Platform.BYTE_ARRAY_OFFSET, b.length);
+          }
+        }
       }
     }
-    count = i + 1;
+    count++;
   }
 
-  private void writeDecimalLong(int c, int i, InternalRow row, boolean unsafeRow) {
-    long unscaled;
-    if (unsafeRow) {
-      // An UnsafeRow stores a decimal of at most 18 digits as its unscaled long at the column's scale.
-      unscaled = row.getLong(c);
-    } else {
-      Decimal d = row.getDecimal(c, precisions[c], scales[c]);
-      if (!fitsColumn(d, c)) {
-        return;
-      }
-      unscaled = d.toUnscaledLong();
+  // The same row a column at a time, for code that holds the row's values in variables (the generated code of
+  // ArrowSinkExec): one put or putNull per column of a flat schema, then endRow(); count() < capacity().
+
+  /** A null in column c (a null column's only value). */
+  public void putNull(int c) {
+    if (kinds[c] == VAR) {
+      MemoryUtil.putInt(offsets[c] + 4L * (count + 1), (int) dataEnd[c]);
     }
-    long at = data[c] + 16L * i;
+  }
+
+  public void putBoolean(int c, boolean v) {
+    valid(c);
+    if (v) {
+      long valueByte = data[c] + (count >>> 3);
+      MemoryUtil.putByte(valueByte, (byte) (MemoryUtil.getByte(valueByte) | (1 << (count & 7))));
+    }
+  }
+
+  public void putByte(int c, byte v) {
+    valid(c);
+    MemoryUtil.putByte(data[c] + count, v);
+  }
+
+  public void putShort(int c, short v) {
+    valid(c);
+    MemoryUtil.putShort(data[c] + 2L * count, v);
+  }
+
+  /** An int, or a date (days). */
+  public void putInt(int c, int v) {
+    valid(c);
+    MemoryUtil.putInt(data[c] + 4L * count, v);
+  }
+
+  /** A long, or a timestamp (microseconds). */
+  public void putLong(int c, long v) {
+    valid(c);
+    MemoryUtil.putLong(data[c] + 8L * count, v);
+  }
+
+  public void putFloat(int c, float v) {
+    valid(c);
+    MemoryUtil.putInt(data[c] + 4L * count, Float.floatToRawIntBits(v));
+  }
+
+  public void putDouble(int c, double v) {
+    valid(c);
+    MemoryUtil.putLong(data[c] + 8L * count, Double.doubleToRawLongBits(v));
+  }
+
+  /** As Spark's ArrowWriter: a decimal that cannot take the column's precision and scale is written as null. */
+  public void putDecimal(int c, Decimal d) {
+    if (!d.changePrecision(precisions[c], scales[c])) {
+      putNull(c);
+      return;
+    }
+    valid(c);
+    if (kinds[c] == DECIMAL_LONG) {
+      putUnscaled(c, d.toUnscaledLong());
+    } else {
+      ((DecimalVector) vectors[c]).set(count, d.toJavaBigDecimal());
+    }
+  }
+
+  public void putUTF8String(int c, UTF8String s) {
+    valid(c);
+    putBytes(c, s.getBaseObject(), s.getBaseOffset(), s.numBytes());
+  }
+
+  public void putBinary(int c, byte[] b) {
+    valid(c);
+    putBytes(c, b, Platform.BYTE_ARRAY_OFFSET, b.length);
+  }
+
+  /** Ends the row the puts wrote. */
+  public void endRow() {
+    count++;
+  }
+
+  private void valid(int c) {
+    long bitByte = validity[c] + (count >>> 3);
+    MemoryUtil.putByte(bitByte, (byte) (MemoryUtil.getByte(bitByte) | (1 << (count & 7))));
+  }
+
+  private void putUnscaled(int c, long unscaled) {
+    long at = data[c] + 16L * count;
     MemoryUtil.putLong(at, unscaled);
     MemoryUtil.putLong(at + 8, unscaled >> 63);
   }
 
-  private void writeDecimalWide(int c, int i, InternalRow row) {
-    Decimal d = row.getDecimal(c, precisions[c], scales[c]);
-    if (fitsColumn(d, c)) {
-      ((DecimalVector) vectors[c]).set(i, d.toJavaBigDecimal());
-    }
-  }
-
-  /**
-   * As Spark's ArrowWriter: a decimal that cannot take the column's precision and scale is written as null
-   * (its validity bit, already set, is cleared again).
-   */
-  private boolean fitsColumn(Decimal d, int c) {
-    if (d.changePrecision(precisions[c], scales[c])) {
-      return true;
-    }
-    long bitByte = validity[c] + (count >>> 3);
-    MemoryUtil.putByte(bitByte, (byte) (MemoryUtil.getByte(bitByte) & ~(1 << (count & 7))));
-    return false;
-  }
-
-  private void writeVar(int c, int i, InternalRow row, boolean unsafeRow) {
-    Object base;
-    long address;
-    int size;
-    if (unsafeRow) {
-      UnsafeRow u = (UnsafeRow) row;
-      long offsetAndSize = u.getLong(c);
-      base = u.getBaseObject();
-      address = u.getBaseOffset() + (offsetAndSize >>> 32);
-      size = (int) offsetAndSize;
-    } else if (vectors[c] instanceof VarCharVector) {
-      UTF8String s = row.getUTF8String(c);
-      base = s.getBaseObject();
-      address = s.getBaseOffset();
-      size = s.numBytes();
-    } else {
-      byte[] b = row.getBinary(c);
-      base = b;
-      address = Platform.BYTE_ARRAY_OFFSET;
-      size = b.length;
-    }
+  private void putBytes(int c, Object base, long address, int size) {
     long end = dataEnd[c] + size;
     if (end > dataCapacity[c]) {
       grow(c, end);
     }
     Platform.copyMemory(base, address, null, data[c] + dataEnd[c], size);
     dataEnd[c] = end;
-    MemoryUtil.putInt(offsets[c] + 4L * (i + 1), (int) end);
+    MemoryUtil.putInt(offsets[c] + 4L * (count + 1), (int) end);
   }
 
   private void grow(int c, long needed) {

@@ -6,11 +6,11 @@ import scala.util.control.NonFatal
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.{CodegenSupport, SparkPlan, UnaryExecNode, WholeStageCodegenExec}
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types._
 
 /**
  * The last operator of a Spark code-generated stage whose rows RowmatchToArrow converts: it writes each row into
@@ -35,28 +35,57 @@ case class ArrowSinkExec(child: SparkPlan, rowSchema: StructType, settings: Arro
 
   private var sink: String = _
 
+  /** The put of each column when every column is flat (written from the stage's variables), else None. */
+  private lazy val puts: Option[Seq[String]] = {
+    val each = output.map(a => ArrowSinkExec.put(a.dataType))
+    if (each.forall(_.isDefined)) Some(each.flatten) else None
+  }
+
+  // The puts read every column's variable; a row is only made for the row path.
+  override def usedInputs: AttributeSet = if (puts.isDefined) outputSet else AttributeSet.empty
+
   override protected def doProduce(ctx: CodegenContext): String = {
     val factory = ctx.addReferenceObj("arrowSinkFactory", new ArrowRowSink.Factory(rowSchema, settings))
     val sinkClass = classOf[ArrowRowSink].getName
     sink = ctx.addMutableState(sinkClass, "arrowSink", v => s"$v = $factory.open();", forceInline = true)
+    val last = ctx.freshName("lastBatch")
     // The child's loop returns at its stop checks once a batch is appended; the code after it runs only once its
     // input has ended.
     s"""
-       |if ($sink.resume()) {
-       |  append($sink.batchRow());
-       |  return;
-       |}
-       |if ($sink.done()) return;
+       |if (!$sink.resume()) return;
        |${child.asInstanceOf[CodegenSupport].produce(ctx, this)}
-       |if ($sink.finishInput()) append($sink.batchRow());
+       |InternalRow $last = $sink.finishInput();
+       |if ($last != null) append($last);
      """.stripMargin
   }
 
-  override def doConsume(ctx: CodegenContext, input: Seq[ExprCode], row: ExprCode): String =
-    s"""
-       |${row.code}
-       |if ($sink.write(${row.value})) append($sink.batchRow());
-     """.stripMargin
+  override def doConsume(ctx: CodegenContext, input: Seq[ExprCode], row: ExprCode): String = {
+    val full = ctx.freshName("fullBatch")
+    puts match {
+      case Some(methods) =>
+        val w = ctx.freshName("arrowWriter")
+        val columns = methods.zip(input).zipWithIndex.map {
+          case (("putNull", _), c) => s"$w.putNull($c);"
+          case ((method, ev), c) => s"if (${ev.isNull}) $w.putNull($c); else $w.$method($c, ${ev.value});"
+        }
+        s"""
+           |{
+           |  ${classOf[ArrowRowWriter].getName} $w = $sink.writer();
+           |  ${columns.mkString("\n")}
+           |  InternalRow $full = $sink.endRow();
+           |  if ($full != null) append($full);
+           |}
+         """.stripMargin
+      case None =>
+        s"""
+           |{
+           |  ${row.code}
+           |  InternalRow $full = $sink.write(${row.value});
+           |  if ($full != null) append($full);
+           |}
+         """.stripMargin
+    }
+  }
 
   /** Spark's fallback when the stage's code is too large to compile well: the same batches, from rows. */
   override protected def doExecute(): RDD[InternalRow] = {
@@ -71,6 +100,22 @@ case class ArrowSinkExec(child: SparkPlan, rowSchema: StructType, settings: Arro
 }
 
 object ArrowSinkExec {
+  /** The ArrowRowWriter put of a flat column's value (the Java type Spark's generated code holds it in). */
+  private def put(t: DataType): Option[String] = t match {
+    case NullType => Some("putNull")
+    case BooleanType => Some("putBoolean")
+    case ByteType => Some("putByte")
+    case ShortType => Some("putShort")
+    case IntegerType | DateType => Some("putInt")
+    case LongType | TimestampType | TimestampNTZType => Some("putLong")
+    case FloatType => Some("putFloat")
+    case DoubleType => Some("putDouble")
+    case _: DecimalType => Some("putDecimal")
+    case _: StringType => Some("putUTF8String")
+    case BinaryType => Some("putBinary")
+    case _ => None
+  }
+
   /**
    * The stage that writes the rows of Spark's code-generated stage `stage` into Arrow batches (one row per
    * batch), or None when its code does not compile (RowmatchToArrow then converts the stage's rows).
