@@ -8,14 +8,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.vectorized.ArrowColumnVector;
-import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 import io.rowmatch.spark.memory.TaskArrowMemory;
@@ -60,12 +57,7 @@ public final class ArrowRowSink implements AutoCloseable {
     Slot(VectorSchemaRoot root, int capacity) {
       this.root = root;
       this.writer = new ArrowRowWriter(root, capacity);
-      List<FieldVector> vectors = root.getFieldVectors();
-      ColumnVector[] columns = new ColumnVector[vectors.size()];
-      for (int i = 0; i < columns.length; i++) {
-        columns[i] = new ArrowColumnVector(vectors.get(i));
-      }
-      this.batch = new ColumnarBatch(columns);
+      this.batch = ArrowSchemas.sparkBatch(root.getFieldVectors());
       this.row = new BatchRow(batch);
     }
 

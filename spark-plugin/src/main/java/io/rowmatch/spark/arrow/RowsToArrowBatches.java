@@ -1,17 +1,13 @@
 package io.rowmatch.spark.arrow;
 
 import java.util.Iterator;
-import java.util.List;
 import java.util.NoSuchElementException;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.vectorized.ArrowColumnVector;
-import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 import io.rowmatch.spark.memory.TaskArrowMemory;
@@ -47,12 +43,7 @@ public final class RowsToArrowBatches implements Iterator<ColumnarBatch>, AutoCl
       throw e;
     }
     this.writer = created;
-    List<FieldVector> vectors = root.getFieldVectors();
-    ColumnVector[] columns = new ColumnVector[vectors.size()];
-    for (int i = 0; i < columns.length; i++) {
-      columns[i] = new ArrowColumnVector(vectors.get(i));
-    }
-    this.batch = new ColumnarBatch(columns);
+    this.batch = ArrowSchemas.sparkBatch(root.getFieldVectors());
   }
 
   @Override

@@ -28,12 +28,12 @@ import org.apache.arrow.vector.ipc.message.IpcOption;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.SparkEnv;
-import org.apache.spark.sql.vectorized.ArrowColumnVector;
-import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.TempLocalBlockId;
 import scala.Tuple2;
+
+import io.rowmatch.spark.arrow.ArrowSchemas;
 
 /**
  * One spill file of Arrow batches of one schema: a temporary block in Spark's local directories (its
@@ -205,12 +205,9 @@ public final class SpillFile implements AutoCloseable {
       loaded = false;
       try {
         VectorSchemaRoot root = reader.getVectorSchemaRoot();
-        List<FieldVector> vectors = root.getFieldVectors();
-        ColumnVector[] cols = new ColumnVector[vectors.size()];
-        for (int i = 0; i < cols.length; i++) {
-          cols[i] = new ArrowColumnVector(vectors.get(i));
-        }
-        return new ColumnarBatch(cols, root.getRowCount());
+        ColumnarBatch batch = ArrowSchemas.sparkBatch(root.getFieldVectors());
+        batch.setNumRows(root.getRowCount());
+        return batch;
       } catch (IOException e) {
         close();
         throw new UncheckedIOException("cannot read Rowmatch spill file " + file, e);
