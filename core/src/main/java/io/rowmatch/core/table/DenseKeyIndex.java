@@ -17,12 +17,14 @@ import io.rowmatch.core.compare.RawMemory;
  * LongHashedRelation has the same dense mode.
  *
  * <p>Built only when the range is at most {@link #MAX_SPREAD} times the number of keys (so it costs at most
- * 4 x MAX_SPREAD bytes per key, against 16 per key for the hash slots) and at most {@link #MAX_ENTRIES}.
- * Its buffer comes from the table's allocator.
+ * 4 x MAX_SPREAD bytes per key, against 16 per key for the hash slots) or below {@link #SMALL_RANGE} whatever the
+ * number of keys (at most 256 KiB, which stays in a core's cache: a filtered dimension's few keys scattered over
+ * its surrogate ids), and at most {@link #MAX_ENTRIES}. Its buffer comes from the table's allocator.
  */
 final class DenseKeyIndex implements AutoCloseable {
   static final int MAX_SPREAD = 4;
   static final long MAX_ENTRIES = 1L << 27;
+  static final long SMALL_RANGE = 1L << 16;
 
   private final ArrowBuf ids;
   private final long min;
@@ -60,7 +62,7 @@ final class DenseKeyIndex implements AutoCloseable {
     }
     // max - min overflows only for ranges far beyond MAX_ENTRIES: a negative or huge difference is refused.
     long span = max - min;
-    if (span < 0 || span >= MAX_ENTRIES || span >= (long) MAX_SPREAD * groups) {
+    if (span < 0 || span >= MAX_ENTRIES || (span >= (long) MAX_SPREAD * groups && span >= SMALL_RANGE)) {
       return null;
     }
     long entries = span + 1;

@@ -324,18 +324,23 @@ class JoinTableTest extends AllocatorTest {
         {Long.MAX_VALUE, Long.MAX_VALUE - 3, Long.MAX_VALUE - 1, Long.MAX_VALUE},
         {Long.MIN_VALUE, Long.MIN_VALUE + 2, Long.MIN_VALUE + 1},
         {-2, -1, 0, 1, 5, 5, 7},
-        {0, 1, 2, 3, 4, 5, 6, 100}, // span 100 > 4 x 8 keys: hashed
+        {0, 1, 2, 3, 4, 5, 6, 100}, // span 100 > 4 x 8 keys, but below SMALL_RANGE: dense
+        {0, 1, 2, 3, 4, 5, 6, DenseKeyIndex.SMALL_RANGE - 1}, // the widest small range: dense
+        {0, 1, 2, 3, 4, 5, 6, DenseKeyIndex.SMALL_RANGE}, // too wide for 8 keys: hashed
     };
+    boolean[] dense = {true, true, true, true, true, false};
     long[] probeValues = {Long.MIN_VALUE, Long.MIN_VALUE + 1, Long.MIN_VALUE + 2, -2, -1, 0, 1, 3, 5, 6, 7, 8, 100,
-        Long.MAX_VALUE - 3, Long.MAX_VALUE - 2, Long.MAX_VALUE - 1, Long.MAX_VALUE, Integer.MAX_VALUE};
-    for (long[] buildValues : buildSets) {
+        Long.MAX_VALUE - 3, Long.MAX_VALUE - 2, Long.MAX_VALUE - 1, Long.MAX_VALUE, Integer.MAX_VALUE,
+        DenseKeyIndex.SMALL_RANGE - 1, DenseKeyIndex.SMALL_RANGE, DenseKeyIndex.SMALL_RANGE + 1, 99, 101};
+    for (int set = 0; set < buildSets.length; set++) {
+      long[] buildValues = buildSets[set];
       try (JoinTable t = new JoinTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
           new boolean[] {false}, "d"); BigIntVector b = longs(allocator, buildValues); BigIntVector p = longs(allocator, probeValues)) {
         b.setNull(1); // a null build key never matches
         p.setNull(0);
         t.addBatch(List.of(b), buildValues.length);
         t.finish();
-        assertEquals(buildValues[buildValues.length - 1] != 100, t.dense() != null, Arrays.toString(buildValues));
+        assertEquals(dense[set], t.dense() != null, Arrays.toString(buildValues));
         JoinProbe probe = t.newProbe();
         probe.lookup(List.of(p), probeValues.length);
         for (int i = 0; i < probeValues.length; i++) {

@@ -57,9 +57,8 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
   /**
    * The filter fused with the copy into Arrow before it (RowmatchToArrow over a vectorized scan): the conjuncts
    * read Spark's column vectors directly (the columns they reference, the rows still undecided), and only the
-   * rows kept are copied into Arrow, so the columns only the filter reads and the rows it drops are never
-   * copied. A batch whose rows all pass is copied whole, as RowmatchToArrow would; Arrow batches are filtered as
-   * by {@link #run}.
+   * rows kept are copied into Arrow, when something reads them ({@link ConvertOnReadColumn}), so the columns only
+   * the filter reads and the rows it drops are never copied. Arrow batches are filtered as by {@link #run}.
    */
   public static Iterator<ColumnarBatch> runOverSpark(Iterator<ColumnarBatch> input, ColumnarExpressions conjuncts,
       StructType schema, ArrowSettings settings, TaskContext task) {
@@ -153,13 +152,16 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
     if (count == n) {
       return copied(batch);
     }
+    ColumnarBatch whole = copied(batch); // flat columns are still Spark's: copied on read (ConvertOnReadColumn)
     if ((long) count * 4 >= 3L * n) {
       // Most rows kept: the bulk copy of whole columns and one gather cost less than reading each kept row.
-      return gather(copied(batch), count);
+      return gather(whole, count);
     }
     StructField[] fields = sparkSchema.fields();
-    return keptBatch(fields.length, count, c -> new RowReadArrowColumnVector(conjuncts.selectedColumn(spark, c, rows,
-        count, fields[c].name(), fields[c].nullable(), timeZone, allocator)));
+    return keptBatch(fields.length, count, c -> whole.column(c) instanceof ConvertOnReadColumn u
+        ? u.select(rows, count, allocator) // read later: its kept rows, or fewer still below a selective join
+        : new RowReadArrowColumnVector(conjuncts.selectedColumn(spark, c, rows, count, fields[c].name(),
+            fields[c].nullable(), timeZone, allocator)));
   }
 
   private ColumnarBatch gather(ColumnarBatch batch, int count) {
@@ -167,6 +169,9 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
       if (batch.column(c) instanceof DeferredGatherVector d) {
         // still deferred: the kept rows' source rows, composed
         return new DeferredGatherVector(d.source(), d.compose(rows, count), count, d.field(), allocator);
+      }
+      if (batch.column(c) instanceof ConvertOnReadColumn u && !u.isConverted()) {
+        return u.select(rows, count, allocator); // still not copied: whoever reads it copies the kept rows
       }
       ValueVector src = vector(batch, c);
       FieldVector out = (FieldVector) src.getField().createVector(allocator);

@@ -8,18 +8,22 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
+import io.rowmatch.spark.expression.SparkColumnGather;
 import io.rowmatch.spark.memory.TaskArrowMemory;
 
 /**
  * Spark columnar batches to Arrow batches. A batch whose columns are all ArrowColumnVector passes through
  * untouched (zero copy); any other batch (OnHeap/OffHeapColumnVector from the vectorized readers) is
  * copied column by column into one reused set of Arrow vectors, in bulk where the storage allows it
- * ({@link ColumnVectorCopy}). A converted batch is valid until the next call to next().
+ * ({@link ColumnVectorCopy}). Flat columns are copied when first read ({@link ConvertOnReadColumn}), so a join
+ * above copies only the rows it keeps of the columns it does not read; nested ones at once. A converted batch is
+ * valid until the next call to next().
  */
 public final class ColumnarToArrowBatches implements Iterator<ColumnarBatch>, AutoCloseable {
   private final Iterator<ColumnarBatch> input;
@@ -29,7 +33,10 @@ public final class ColumnarToArrowBatches implements Iterator<ColumnarBatch>, Au
   private final long memoryLimit;
   private VectorSchemaRoot root;
   private ColumnVectorCopy[] copies;
-  private ColumnarBatch converted;
+  /** Per column: the gather of chosen rows from Spark's column for a column copied on read; null: copied at once. */
+  private SparkColumnGather[] gathers;
+  private FieldVector[] vectors;
+  private ColumnVector[] eager;
   private boolean closed;
 
   public ColumnarToArrowBatches(Iterator<ColumnarBatch> input, StructType schema, String timeZone,
@@ -73,25 +80,37 @@ public final class ColumnarToArrowBatches implements Iterator<ColumnarBatch>, Au
     }
     if (root == null) {
       root = VectorSchemaRoot.create(ArrowSchemas.toArrow(schema, timeZone), allocator);
-      List<FieldVector> vectors = root.getFieldVectors();
-      ColumnVector[] columns = new ColumnVector[vectors.size()];
-      copies = new ColumnVectorCopy[vectors.size()];
-      for (int i = 0; i < columns.length; i++) {
-        columns[i] = new ArrowColumnVector(vectors.get(i));
-        copies[i] = new ColumnVectorCopy(vectors.get(i));
+      List<FieldVector> all = root.getFieldVectors();
+      vectors = all.toArray(new FieldVector[0]);
+      copies = new ColumnVectorCopy[vectors.length];
+      gathers = new SparkColumnGather[vectors.length];
+      eager = new ColumnVector[vectors.length];
+      for (int i = 0; i < vectors.length; i++) {
+        copies[i] = new ColumnVectorCopy(vectors[i]);
+        DataType type = schema.fields()[i].dataType();
+        if (SparkColumnGather.gathers(type) && SparkArrowKind.of(vectors[i]) != SparkArrowKind.NESTED) {
+          gathers[i] = new SparkColumnGather(type);
+        } else {
+          eager[i] = new ArrowColumnVector(vectors[i]);
+        }
       }
-      converted = new ColumnarBatch(columns);
     }
     int n = batch.numRows();
+    ColumnVector[] columns = new ColumnVector[vectors.length];
     try {
       for (int c = 0; c < copies.length; c++) {
-        copies[c].copy(batch.column(c), n);
+        if (gathers[c] != null) {
+          columns[c] = new ConvertOnReadColumn(batch.column(c), n, vectors[c], copies[c], gathers[c], timeZone,
+              allocator);
+        } else {
+          copies[c].copy(batch.column(c), n);
+          columns[c] = eager[c];
+        }
       }
     } catch (OutOfMemoryException e) {
       throw TaskArrowMemory.outOfMemory("RowmatchToArrow", memoryLimit, e);
     }
-    converted.setNumRows(n);
-    return converted;
+    return new ColumnarBatch(columns, n);
   }
 
   @Override

@@ -13,6 +13,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import scala.collection.Seq;
 import scala.jdk.javaapi.CollectionConverters;
 
+import io.rowmatch.spark.arrow.ConvertOnReadColumn;
 import io.rowmatch.spark.arrow.DeferredGatherVector;
 
 /**
@@ -93,7 +94,7 @@ public final class ColumnarExpressions {
    * pairs over the probe and build columns); the arrays are read, not kept past the evaluation.
    */
   public Object openRows(ValueVector[] columns, int[][] rowsOf, int rows) {
-    return new EvalBatch(columns, inputTypes, rowsOf, rows);
+    return new EvalBatch(columns, inputTypes, rowsOf, null, rows);
   }
 
   public int size() {
@@ -107,12 +108,21 @@ public final class ColumnarExpressions {
 
   /**
    * The batch being evaluated; its columns are read into the kernels' form once each, and only those the
-   * expressions read: a deferred column (a broadcast join's) is read from its source at its rows, never gathered.
+   * expressions read: a deferred column (a broadcast join's) is read from its source at its rows, never gathered,
+   * and a scan's column not yet in Arrow is copied only when an expression reads it.
    */
   public Object open(ColumnarBatch batch) {
     ValueVector[] columns = new ValueVector[batch.numCols()];
     int[][] rowsOf = null;
+    ConvertOnReadColumn[] unread = null;
     for (int c = 0; c < columns.length; c++) {
+      if (batch.column(c) instanceof ConvertOnReadColumn u && !u.isConverted()) {
+        if (unread == null) {
+          unread = new ConvertOnReadColumn[columns.length];
+        }
+        unread[c] = u; // copied into Arrow only if an expression reads it
+        continue;
+      }
       if (batch.column(c) instanceof DeferredGatherVector d && !d.hasNullRows()) {
         if (rowsOf == null) {
           rowsOf = new int[columns.length][];
@@ -127,7 +137,7 @@ public final class ColumnarExpressions {
       }
       columns[c] = v.getValueVector();
     }
-    return new EvalBatch(columns, inputTypes, rowsOf, batch.numRows());
+    return new EvalBatch(columns, inputTypes, rowsOf, unread, batch.numRows());
   }
 
   /**

@@ -3,6 +3,8 @@ package io.rowmatch.spark.expression;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.spark.sql.types.DataType;
 
+import io.rowmatch.spark.arrow.ConvertOnReadColumn;
+
 /**
  * One input batch being evaluated: its Arrow columns, each read into a {@link Vec} at most once. Row i of column c
  * is Arrow row {@code rowsOf[c][i]} (a join's matched pairs: probe columns at the pairs' probe rows, build columns
@@ -10,7 +12,9 @@ import org.apache.spark.sql.types.DataType;
  * rows ({@link #select}), so a conjunct that only a few rows still need reads and computes only those.
  */
 final class EvalBatch {
-  final ValueVector[] columns;
+  /** Arrow columns by ordinal; shared with the selections of this batch, so a column read late is read once. */
+  private final ValueVector[] columns;
+  private final ConvertOnReadColumn[] unread;
   final DataType[] types;
   final int rows;
   /** Per column, the Arrow row of each of the root's rows (null: the identity, or every column's). */
@@ -26,6 +30,7 @@ final class EvalBatch {
 
   /** A Spark batch's columns (a vectorized scan's), read straight into Vecs by the per-column readers. */
   EvalBatch(org.apache.spark.sql.vectorized.ColumnVector[] spark, SparkVecs[] readers, DataType[] types, int rows) {
+    this.unread = null;
     this.columns = null;
     this.types = types;
     this.rows = rows;
@@ -38,10 +43,12 @@ final class EvalBatch {
   }
 
   EvalBatch(ValueVector[] columns, DataType[] types, int rows) {
-    this(columns, types, null, rows);
+    this(columns, types, null, null, rows);
   }
 
-  EvalBatch(ValueVector[] columns, DataType[] types, int[][] rowsOf, int rows) {
+  /** {@code unread[c]} (when not null): column c, copied into Arrow (columns[c]) when first read. */
+  EvalBatch(ValueVector[] columns, DataType[] types, int[][] rowsOf, ConvertOnReadColumn[] unread, int rows) {
+    this.unread = unread;
     this.columns = columns;
     this.types = types;
     this.rows = rows;
@@ -54,6 +61,7 @@ final class EvalBatch {
   }
 
   private EvalBatch(EvalBatch root, int[] rootRows) {
+    this.unread = root.unread;
     this.columns = root.columns;
     this.types = root.types;
     this.rows = rootRows.length;
@@ -63,6 +71,14 @@ final class EvalBatch {
     this.read = new Vec[root.read.length];
     this.spark = root.spark;
     this.readers = root.readers;
+  }
+
+  /** Column c's Arrow vector (a scan's column is copied into Arrow on its first read). */
+  private ValueVector arrow(int c) {
+    if (columns[c] == null && unread != null && unread[c] != null) {
+      columns[c] = unread[c].getValueVector();
+    }
+    return columns[c];
   }
 
   /** Column c's Arrow rows for this batch's rows, or null when they are 0..rows. */
@@ -90,8 +106,8 @@ final class EvalBatch {
       } else {
         int[] sel = arrowRows(ordinal);
         v = spark != null ? readers[ordinal].read(spark[ordinal], sel, rows)
-            : sel == null ? ArrowVecs.read(columns[ordinal], types[ordinal], rows)
-            : ArrowVecs.readSelected(columns[ordinal], types[ordinal], sel, rows);
+            : sel == null ? ArrowVecs.read(arrow(ordinal), types[ordinal], rows)
+            : ArrowVecs.readSelected(arrow(ordinal), types[ordinal], sel, rows);
       }
       read[ordinal] = v;
     }
@@ -111,7 +127,7 @@ final class EvalBatch {
     if (spark != null) {
       return readers[ordinal].validity(spark[ordinal], arrowRows(ordinal), rows);
     }
-    return ArrowVecs.readValidity(columns[ordinal], arrowRows(ordinal), rows);
+    return ArrowVecs.readValidity(arrow(ordinal), arrowRows(ordinal), rows);
   }
 
   /** Rows {@code sel[0..n)} of a root's column c, from what a kernel read already or from the source. */
@@ -122,7 +138,7 @@ final class EvalBatch {
     if (spark != null) {
       return readers[c].read(spark[c], sel, n);
     }
-    return ArrowVecs.readSelected(columns[c], types[c], sel, n);
+    return ArrowVecs.readSelected(arrow(c), types[c], sel, n);
   }
 
   /** The batch of rows {@code rowsOfThis[0..count)} of this one (indices into this batch, ascending). */

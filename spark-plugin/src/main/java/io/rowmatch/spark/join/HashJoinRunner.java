@@ -22,6 +22,7 @@ import org.apache.spark.util.TaskCompletionListener;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.core.table.JoinProbe;
+import io.rowmatch.spark.arrow.ConvertOnReadColumn;
 import io.rowmatch.spark.arrow.DeferredGatherVector;
 import io.rowmatch.spark.expression.ColumnarExpressions;
 import io.rowmatch.spark.memory.SpillMetrics;
@@ -309,7 +310,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
           if (!probeInput.hasNext()) {
             probeBatch = null;
             probeVectors = null;
-            output.probeBatch(null);
+            output.probeBatch(null, null);
             phase = Phase.BUILD_ROWS;
             cursor = 0;
             if (output.appendedRows() > 0) {
@@ -416,11 +417,13 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
           deferred = new DeferredGatherVector[probeVectors.length];
         }
         deferred[c] = d; // passed on with its rows composed; never read here
+      } else if (b.column(c) instanceof ConvertOnReadColumn && c < probeReadsVector.length && !probeReadsVector[c]) {
+        continue; // a scan's column not read here: JoinOutput copies the rows it outputs
       } else {
         probeVectors[c] = JoinBuildSide.arrow(b.column(c), c, spec.operatorName);
       }
     }
-    output.probeBatch(deferred);
+    output.probeBatch(b, deferred);
     if (columnarCondition != null) {
       // Spark's joined row: the left side's columns, then the right's
       List<? extends ValueVector> buildColumns = build.columns();

@@ -3,6 +3,7 @@ package io.rowmatch.spark.join;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -17,6 +18,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 import io.rowmatch.core.arrow.ArrowCopy;
 import io.rowmatch.spark.arrow.ArrowSchemas;
+import io.rowmatch.spark.arrow.ConvertOnReadColumn;
 import io.rowmatch.spark.arrow.DeferredGatherVector;
 import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
 
@@ -32,14 +34,22 @@ import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
  * task (a broadcast's, {@code deferBuild}) are not gathered but passed on as row numbers into the build column; a
  * probe column that arrives deferred (from a broadcast join below) is passed on with its row numbers composed. A
  * chain of broadcast joins thus copies each dimension column once, where something finally reads it.
+ *
+ * <p>A gather of every probe row in order (a foreign key matching one dimension row each, a semi join that keeps
+ * every row) passes the probe batch's columns on uncopied: they stay valid as long as the output batch is read,
+ * and the output batch's {@code close} leaves them to the probe side's producer.
  */
 public final class JoinOutput implements AutoCloseable {
+  /** Output batches in this JVM that passed the probe batch's columns on uncopied (tests check it happens). */
+  private static final AtomicLong WHOLE_PROBE_BATCHES = new AtomicLong();
   private final List<Field> fields = new ArrayList<>();
   /** Per output column: true when it comes from the probe side; and its ordinal in that side's columns. */
   private final boolean[] fromProbe;
   private final int[] ordinal;
   /** An existence join's last column, the non-null boolean "exists" (-1: none). */
   private final int existsColumn;
+  /** 0, 1, 2, ...: the rows of a chunk gathered on its own (grown as needed). */
+  private int[] identity = new int[0];
   /** Scratch for variable-width gathers, grown to the largest batch. */
   private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
   /** Build columns are passed on deferred: the build side outlives every output batch (a broadcast's). */
@@ -48,6 +58,8 @@ public final class JoinOutput implements AutoCloseable {
   private boolean[] buildDeferrable;
   /** The current probe batch's deferred columns by probe ordinal (null entries: Arrow vectors; null: none). */
   private DeferredGatherVector[] probeDeferred;
+  /** The current probe batch (null: none), whose columns a gather of all its rows in order passes on as they are. */
+  private ColumnarBatch probeBatch;
   /**
    * The batch being coalesced by {@link #append} (null: none) and its rows so far. Per column either a vector
    * being filled, or (null there) the source and row numbers of a column kept deferred.
@@ -132,15 +144,33 @@ public final class JoinOutput implements AutoCloseable {
       int count, boolean[] exists, BufferAllocator allocator) {
     ColumnVector[] out = new ColumnVector[fields.size()];
     FieldVector[] made = new FieldVector[out.length];
+    boolean[] borrowed = null;
+    boolean wholeProbe = probeBatch != null && probeRows != null && count == probeBatch.numRows()
+        && isIdentity(probeRows, count);
     try {
       for (int c = 0; c < out.length; c++) {
         int[] rows = fromProbe[c] ? probeRows : buildRows;
+        if (wholeProbe && fromProbe[c] && c != existsColumn) {
+          out[c] = probeBatch.column(ordinal[c]);
+          if (borrowed == null) {
+            borrowed = new boolean[out.length];
+          }
+          borrowed[c] = true;
+          continue;
+        }
         if (c != existsColumn && rows != null) {
           int[] sourceRows = deferredRows(c, build, rows, count);
           if (sourceRows != null) {
             out[c] = new DeferredGatherVector(deferredSource(c, build), sourceRows, count, fields.get(c), allocator);
             continue;
           }
+        }
+        ConvertOnReadColumn unread = rows != null && fromProbe[c] && c != existsColumn ? unconverted(c) : null;
+        if (unread != null) {
+          FieldVector v = unread.gather(rows, count, fields.get(c), allocator);
+          made[c] = v;
+          out[c] = new RowReadArrowColumnVector(v);
+          continue;
         }
         FieldVector v = fields.get(c).createVector(allocator);
         made[c] = v;
@@ -158,7 +188,7 @@ public final class JoinOutput implements AutoCloseable {
         } else {
           // A broadcast build side is read by several tasks at once: the copy takes src's monitor where it
           // reads through src's cached reader (lists, maps).
-          ArrowCopy.gather(fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]), rows, count, v, scratch);
+          ArrowCopy.gather(fromProbe[c] ? probeVector(probe, c) : build.get(ordinal[c]), rows, count, v, scratch);
         }
         // Wrapped once filled: the row reader checks the finished buffers once, then Spark's ColumnarToRow
         // reads each value by address instead of through Arrow's checked accessors.
@@ -172,16 +202,90 @@ public final class JoinOutput implements AutoCloseable {
       }
       throw e;
     }
-    return new ColumnarBatch(out, count);
+    if (borrowed == null) {
+      return new ColumnarBatch(out, count);
+    }
+    WHOLE_PROBE_BATCHES.incrementAndGet();
+    return new PartlyBorrowedBatch(out, count, borrowed);
+  }
+
+  /** Output batches so far in this JVM whose probe columns were the probe batch's own. */
+  public static long wholeProbeBatches() {
+    return WHOLE_PROBE_BATCHES.get();
+  }
+
+  private static boolean isIdentity(int[] rows, int count) {
+    for (int i = 0; i < count; i++) {
+      if (rows[i] != i) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** An output batch some of whose columns are the probe batch's: closing it closes only its own. */
+  private static final class PartlyBorrowedBatch extends ColumnarBatch {
+    private final boolean[] borrowed;
+
+    PartlyBorrowedBatch(ColumnVector[] columns, int numRows, boolean[] borrowed) {
+      super(columns, numRows);
+      this.borrowed = borrowed;
+    }
+
+    @Override
+    public void close() {
+      for (int c = 0; c < columns.length; c++) {
+        if (!borrowed[c]) {
+          columns[c].close();
+        }
+      }
+    }
+
+    @Override
+    public void closeIfFreeable() {
+      for (int c = 0; c < columns.length; c++) {
+        if (!borrowed[c]) {
+          columns[c].closeIfFreeable();
+        }
+      }
+    }
   }
 
   /**
-   * The probe batch's deferred columns by ordinal (null entries for Arrow vectors; null: none), for the gathers
-   * and appends until the next probe batch. Their sources live as long as the task, so a batch being coalesced
-   * may keep row numbers into them across probe batches.
+   * The probe batch (null: none) and its deferred columns by ordinal (null entries for Arrow vectors; null: none),
+   * for the gathers and appends until the next probe batch. The deferred columns' sources live as long as the
+   * task, so a batch being coalesced may keep row numbers into them across probe batches.
    */
-  public void probeBatch(DeferredGatherVector[] deferred) {
+  public void probeBatch(ColumnarBatch batch, DeferredGatherVector[] deferred) {
+    this.probeBatch = batch;
     this.probeDeferred = deferred;
+  }
+
+  /**
+   * Probe column c when it is a scan's column not copied into Arrow yet (its gather takes few rows from Spark's
+   * column, many from a bulk copy of the whole); else null.
+   */
+  private ConvertOnReadColumn unconverted(int c) {
+    if (probeBatch != null && probeBatch.column(ordinal[c]) instanceof ConvertOnReadColumn u && !u.isConverted()) {
+      return u;
+    }
+    return null;
+  }
+
+  /** Probe column c as an Arrow vector (a column the join did not read is copied into Arrow now). */
+  private ValueVector probeVector(ValueVector[] probe, int c) {
+    ValueVector v = probe[ordinal[c]];
+    return v != null ? v : JoinBuildSide.arrow(probeBatch.column(ordinal[c]), ordinal[c], "RowmatchHashJoin");
+  }
+
+  private int[] identity(int count) {
+    if (identity.length < count) {
+      identity = new int[Math.max(count, 2 * identity.length)];
+      for (int i = 0; i < identity.length; i++) {
+        identity[i] = i;
+      }
+    }
+    return identity;
   }
 
   /** Output column c's deferred source for this batch, or null when it is gathered now. */
@@ -266,8 +370,13 @@ public final class JoinOutput implements AutoCloseable {
         System.arraycopy(sourceRows, 0, kept, appendedRows, count);
       } else if (source != null) {
         appendWithNulls(source, sourceRows, count, appended[c], appendedRows);
+      } else if (fromProbe[c] && unconverted(c) != null) {
+        // A chunk of a selective join: just its rows from the scan's column, then appended.
+        try (FieldVector chunk = unconverted(c).gather(rows, count, fields.get(c), allocator)) {
+          ArrowCopy.append(chunk, identity(count), count, appended[c], appendedRows, scratch);
+        }
       } else {
-        ValueVector src = fromProbe[c] ? probe[ordinal[c]] : build.get(ordinal[c]);
+        ValueVector src = fromProbe[c] ? probeVector(probe, c) : build.get(ordinal[c]);
         ArrowCopy.append(src, rows, count, appended[c], appendedRows, scratch);
       }
     }

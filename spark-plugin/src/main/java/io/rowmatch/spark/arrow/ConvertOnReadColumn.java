@@ -1,0 +1,253 @@
+package io.rowmatch.spark.arrow;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.sql.vectorized.ArrowColumnVector;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarArray;
+import org.apache.spark.sql.vectorized.ColumnarMap;
+import org.apache.spark.unsafe.types.CalendarInterval;
+import org.apache.spark.unsafe.types.UTF8String;
+
+import io.rowmatch.core.arrow.ArrowCopy;
+import io.rowmatch.spark.expression.SparkColumnGather;
+
+/**
+ * A column of a vectorized scan's batch, or some of its rows (a filter's kept rows), copied into Arrow only when
+ * something reads it. A join reads its keys; the other columns of its probe side are copied for the rows it
+ * outputs ({@link #gather}), so a selective join over a scan never copies the columns of the rows it drops
+ * (vanilla's generated code reads a scan's column only where a row still needs it). Read as an Arrow vector
+ * ({@link #getValueVector()}) or value by value, the whole batch is copied once into the producer's reused vector,
+ * as RowmatchToArrow always did (and the kept rows gathered from it into a vector of this column's own).
+ *
+ * <p>Valid as long as its batch: the Spark column and the reused vector are the producer's, replaced at its next
+ * batch. Closing this column releases only the kept rows' vector it made.
+ */
+public final class ConvertOnReadColumn extends ArrowColumnVector {
+  /** Row gathers straight from Spark's column in this JVM (tests check a selective join takes them). */
+  private static final AtomicLong GATHERS = new AtomicLong();
+  private final ColumnVector source;
+  /** The source batch's rows (all copied by a whole conversion). */
+  private final int sourceRows;
+  /** The source rows of this column's rows, or null: all of them, in order. */
+  private final int[] kept;
+  private final int count;
+  private final FieldVector target;
+  private final ColumnVectorCopy copy;
+  private final SparkColumnGather gatherer;
+  private final String timeZone;
+  private final BufferAllocator allocator;
+  /** The column as Arrow once read (over the target, or over the kept rows' vector); null before. */
+  private ArrowColumnVector whole;
+  private FieldVector keptVector;
+
+  ConvertOnReadColumn(ColumnVector source, int rows, FieldVector target, ColumnVectorCopy copy,
+      SparkColumnGather gatherer, String timeZone, BufferAllocator allocator) {
+    this(source, rows, null, rows, target, copy, gatherer, timeZone, allocator);
+  }
+
+  private ConvertOnReadColumn(ColumnVector source, int sourceRows, int[] kept, int count, FieldVector target,
+      ColumnVectorCopy copy, SparkColumnGather gatherer, String timeZone, BufferAllocator allocator) {
+    super(target); // Spark's accessor over the target is never used: every read goes to the whole column
+    this.source = source;
+    this.sourceRows = sourceRows;
+    this.kept = kept;
+    this.count = count;
+    this.target = target;
+    this.copy = copy;
+    this.gatherer = gatherer;
+    this.timeZone = timeZone;
+    this.allocator = allocator;
+  }
+
+  /** Gathers taken from Spark's column so far in this JVM. */
+  public static long gathers() {
+    return GATHERS.get();
+  }
+
+  /** Whether the column has been copied into Arrow. */
+  public boolean isConverted() {
+    return whole != null;
+  }
+
+  /** The field of the Arrow vector (read without copying anything). */
+  public Field field() {
+    return target.getField();
+  }
+
+  /**
+   * This column's rows {@code at[0..n)} (ascending), still not copied: a filter's kept rows. The array is kept;
+   * the new column's kept rows' vector, if it is read whole, comes from {@code allocator}, released when the new
+   * column is closed.
+   */
+  public ConvertOnReadColumn select(int[] at, int n, BufferAllocator allocator) {
+    checkRows(at, n);
+    return new ConvertOnReadColumn(source, sourceRows, sourceRowsOf(at, n), n, target, copy, gatherer, timeZone,
+        allocator);
+  }
+
+  private int[] sourceRowsOf(int[] at, int n) {
+    int[] out = new int[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = kept == null ? at[i] : kept[at[i]];
+    }
+    return out;
+  }
+
+  private void checkRows(int[] at, int n) {
+    for (int i = 0; i < n; i++) {
+      if (at[i] < 0 || at[i] >= count) {
+        throw new IndexOutOfBoundsException("row " + at[i] + " outside [0, " + count + ") of column '"
+            + target.getName() + "'");
+      }
+    }
+  }
+
+  /** The column as Arrow, copied on the first call. */
+  private ArrowColumnVector whole() {
+    if (whole == null) {
+      copy.copy(source, sourceRows);
+      if (kept == null) {
+        whole = new ArrowColumnVector(target);
+      } else {
+        FieldVector v = target.getField().createVector(allocator);
+        try {
+          ArrowCopy.gather(target, kept, count, v, new ArrowCopy.Scratch());
+        } catch (RuntimeException | Error e) {
+          v.close();
+          throw e;
+        }
+        keptVector = v;
+        whole = new RowReadArrowColumnVector(v);
+      }
+    }
+    return whole;
+  }
+
+  /**
+   * Rows {@code at[0..n)} (any order, repeats allowed) as a new vector of {@code field}'s name and nullability,
+   * owned by the caller. Taken from Spark's column while that reads fewer than 3/4 of the source batch's rows (the
+   * fused filter's rule); else from the whole column, copied in bulk into Arrow first.
+   */
+  public FieldVector gather(int[] at, int n, Field field, BufferAllocator allocator) {
+    checkRows(at, n);
+    if (whole == null && (long) n * 4 < 3L * sourceRows) {
+      GATHERS.incrementAndGet();
+      return gatherer.gather(source, kept == null ? at : sourceRowsOf(at, n), n, field.getName(), field.isNullable(),
+          timeZone, allocator);
+    }
+    FieldVector out = field.createVector(allocator);
+    try {
+      ArrowCopy.gather(whole().getValueVector(), at, n, out, new ArrowCopy.Scratch());
+    } catch (RuntimeException | Error e) {
+      out.close();
+      throw e;
+    }
+    return out;
+  }
+
+  @Override
+  public ValueVector getValueVector() {
+    return whole().getValueVector();
+  }
+
+  @Override
+  public void close() {
+    // The source column and the reused vector are the producer's; only the kept rows' vector is this column's.
+    if (keptVector != null) {
+      keptVector.close();
+      keptVector = null;
+      whole = null;
+    }
+  }
+
+  @Override
+  public boolean hasNull() {
+    return whole().hasNull();
+  }
+
+  @Override
+  public int numNulls() {
+    return whole().numNulls();
+  }
+
+  @Override
+  public boolean isNullAt(int rowId) {
+    return whole().isNullAt(rowId);
+  }
+
+  @Override
+  public boolean getBoolean(int rowId) {
+    return whole().getBoolean(rowId);
+  }
+
+  @Override
+  public byte getByte(int rowId) {
+    return whole().getByte(rowId);
+  }
+
+  @Override
+  public short getShort(int rowId) {
+    return whole().getShort(rowId);
+  }
+
+  @Override
+  public int getInt(int rowId) {
+    return whole().getInt(rowId);
+  }
+
+  @Override
+  public long getLong(int rowId) {
+    return whole().getLong(rowId);
+  }
+
+  @Override
+  public float getFloat(int rowId) {
+    return whole().getFloat(rowId);
+  }
+
+  @Override
+  public double getDouble(int rowId) {
+    return whole().getDouble(rowId);
+  }
+
+  @Override
+  public Decimal getDecimal(int rowId, int precision, int scale) {
+    return whole().getDecimal(rowId, precision, scale);
+  }
+
+  @Override
+  public UTF8String getUTF8String(int rowId) {
+    return whole().getUTF8String(rowId);
+  }
+
+  @Override
+  public CalendarInterval getInterval(int rowId) {
+    return whole().getInterval(rowId);
+  }
+
+  @Override
+  public byte[] getBinary(int rowId) {
+    return whole().getBinary(rowId);
+  }
+
+  @Override
+  public ColumnarArray getArray(int rowId) {
+    return whole().getArray(rowId);
+  }
+
+  @Override
+  public ColumnarMap getMap(int rowId) {
+    return whole().getMap(rowId);
+  }
+
+  @Override
+  public ArrowColumnVector getChild(int ordinal) {
+    return whole().getChild(ordinal);
+  }
+}
