@@ -28,7 +28,7 @@ import io.rowmatch.spark.expression.SparkColumnGather;
  * <p>Valid as long as its batch: the Spark column and the reused vector are the producer's, replaced at its next
  * batch. Closing this column releases only the kept rows' vector it made.
  */
-public final class ConvertOnReadColumn extends ArrowColumnVector {
+public final class ConvertOnReadColumn extends ReadThroughArrowColumn {
   /** Row gathers straight from Spark's column in this JVM (tests check a selective join takes them). */
   private static final AtomicLong GATHERS = new AtomicLong();
   private final ColumnVector source;
@@ -109,7 +109,8 @@ public final class ConvertOnReadColumn extends ArrowColumnVector {
   }
 
   /** The column as Arrow, copied on the first call. */
-  private ArrowColumnVector whole() {
+  @Override
+  ArrowColumnVector materialized() {
     if (whole == null) {
       copy.copy(source, sourceRows);
       if (kept == null) {
@@ -143,17 +144,12 @@ public final class ConvertOnReadColumn extends ArrowColumnVector {
     }
     FieldVector out = field.createVector(allocator);
     try {
-      ArrowCopy.gather(whole().getValueVector(), at, n, out, new ArrowCopy.Scratch());
+      ArrowCopy.gather(materialized().getValueVector(), at, n, out, new ArrowCopy.Scratch());
     } catch (RuntimeException | Error e) {
       out.close();
       throw e;
     }
     return out;
-  }
-
-  @Override
-  public ValueVector getValueVector() {
-    return whole().getValueVector();
   }
 
   @Override
@@ -164,90 +160,5 @@ public final class ConvertOnReadColumn extends ArrowColumnVector {
       keptVector = null;
       whole = null;
     }
-  }
-
-  @Override
-  public boolean hasNull() {
-    return whole().hasNull();
-  }
-
-  @Override
-  public int numNulls() {
-    return whole().numNulls();
-  }
-
-  @Override
-  public boolean isNullAt(int rowId) {
-    return whole().isNullAt(rowId);
-  }
-
-  @Override
-  public boolean getBoolean(int rowId) {
-    return whole().getBoolean(rowId);
-  }
-
-  @Override
-  public byte getByte(int rowId) {
-    return whole().getByte(rowId);
-  }
-
-  @Override
-  public short getShort(int rowId) {
-    return whole().getShort(rowId);
-  }
-
-  @Override
-  public int getInt(int rowId) {
-    return whole().getInt(rowId);
-  }
-
-  @Override
-  public long getLong(int rowId) {
-    return whole().getLong(rowId);
-  }
-
-  @Override
-  public float getFloat(int rowId) {
-    return whole().getFloat(rowId);
-  }
-
-  @Override
-  public double getDouble(int rowId) {
-    return whole().getDouble(rowId);
-  }
-
-  @Override
-  public Decimal getDecimal(int rowId, int precision, int scale) {
-    return whole().getDecimal(rowId, precision, scale);
-  }
-
-  @Override
-  public UTF8String getUTF8String(int rowId) {
-    return whole().getUTF8String(rowId);
-  }
-
-  @Override
-  public CalendarInterval getInterval(int rowId) {
-    return whole().getInterval(rowId);
-  }
-
-  @Override
-  public byte[] getBinary(int rowId) {
-    return whole().getBinary(rowId);
-  }
-
-  @Override
-  public ColumnarArray getArray(int rowId) {
-    return whole().getArray(rowId);
-  }
-
-  @Override
-  public ColumnarMap getMap(int rowId) {
-    return whole().getMap(rowId);
-  }
-
-  @Override
-  public ArrowColumnVector getChild(int ordinal) {
-    return whole().getChild(ordinal);
   }
 }

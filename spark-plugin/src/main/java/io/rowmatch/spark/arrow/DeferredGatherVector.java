@@ -30,7 +30,7 @@ import io.rowmatch.core.arrow.ArrowCopy;
  * ({@link #getValueVector()}) or value by value gets the gathered vector, made once from {@code allocator} and
  * released with this column; the source is never closed here.
  */
-public final class DeferredGatherVector extends ArrowColumnVector {
+public final class DeferredGatherVector extends ReadThroughArrowColumn {
   /** Columns made and gathered in this JVM (tests check a chain of broadcast joins defers and reads late). */
   private static final AtomicLong MADE = new AtomicLong();
   private static final AtomicLong GATHERED = new AtomicLong();
@@ -126,7 +126,8 @@ public final class DeferredGatherVector extends ArrowColumnVector {
     return gathered != null;
   }
 
-  private RowReadArrowColumnVector gathered() {
+  @Override
+  ArrowColumnVector materialized() {
     if (gathered == null) {
       FieldVector v = field.createVector(allocator);
       try {
@@ -142,100 +143,10 @@ public final class DeferredGatherVector extends ArrowColumnVector {
   }
 
   @Override
-  public ValueVector getValueVector() {
-    return gathered().getValueVector();
-  }
-
-  @Override
   public void close() {
     if (gathered != null) {
       gathered.close();
       gathered = null;
     }
-  }
-
-  @Override
-  public boolean hasNull() {
-    return gathered().hasNull();
-  }
-
-  @Override
-  public int numNulls() {
-    return gathered().numNulls();
-  }
-
-  @Override
-  public boolean isNullAt(int rowId) {
-    return gathered().isNullAt(rowId);
-  }
-
-  @Override
-  public boolean getBoolean(int rowId) {
-    return gathered().getBoolean(rowId);
-  }
-
-  @Override
-  public byte getByte(int rowId) {
-    return gathered().getByte(rowId);
-  }
-
-  @Override
-  public short getShort(int rowId) {
-    return gathered().getShort(rowId);
-  }
-
-  @Override
-  public int getInt(int rowId) {
-    return gathered().getInt(rowId);
-  }
-
-  @Override
-  public long getLong(int rowId) {
-    return gathered().getLong(rowId);
-  }
-
-  @Override
-  public float getFloat(int rowId) {
-    return gathered().getFloat(rowId);
-  }
-
-  @Override
-  public double getDouble(int rowId) {
-    return gathered().getDouble(rowId);
-  }
-
-  @Override
-  public Decimal getDecimal(int rowId, int precision, int scale) {
-    return gathered().getDecimal(rowId, precision, scale);
-  }
-
-  @Override
-  public UTF8String getUTF8String(int rowId) {
-    return gathered().getUTF8String(rowId);
-  }
-
-  @Override
-  public CalendarInterval getInterval(int rowId) {
-    return gathered().getInterval(rowId);
-  }
-
-  @Override
-  public byte[] getBinary(int rowId) {
-    return gathered().getBinary(rowId);
-  }
-
-  @Override
-  public ColumnarArray getArray(int rowId) {
-    return gathered().getArray(rowId);
-  }
-
-  @Override
-  public ColumnarMap getMap(int rowId) {
-    return gathered().getMap(rowId);
-  }
-
-  @Override
-  public ArrowColumnVector getChild(int ordinal) {
-    return gathered().getChild(ordinal);
   }
 }
