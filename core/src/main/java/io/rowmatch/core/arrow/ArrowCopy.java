@@ -133,11 +133,27 @@ public final class ArrowCopy {
   /** The one row-index check: every row inside src's values ({@code nullRows}: negative rows mean null). */
   private static void checkRows(ValueVector src, int[] rows, int count, boolean nullRows) {
     int n = src.getValueCount();
-    int lowest = nullRows ? Integer.MIN_VALUE : 0;
-    for (int i = 0; i < count; i++) {
-      int r = rows[i];
-      if (r < lowest || r >= n) {
-        throw new IndexOutOfBoundsException("row " + r + " outside [0, " + n + ") of column '" + src.getName() + "'");
+    // Branch-free: one OR of every row's sign bits (r >= n, and r < 0 unless null rows are allowed), so the loop
+    // vectorizes; a join appends each chunk's rows column after column, and this check ran once per value.
+    int bad = 0;
+    if (nullRows) {
+      for (int i = 0; i < count; i++) {
+        int r = rows[i];
+        bad |= (n - 1 - r) & ~r; // r >= n (a negative r is null: its own sign bit cancels)
+      }
+    } else {
+      for (int i = 0; i < count; i++) {
+        int r = rows[i];
+        bad |= (n - 1 - r) | r;
+      }
+    }
+    if (bad < 0) {
+      for (int i = 0; i < count; i++) {
+        int r = rows[i];
+        if ((r < 0 && !nullRows) || r >= n) {
+          throw new IndexOutOfBoundsException("row " + r + " outside [0, " + n + ") of column '" + src.getName()
+              + "'");
+        }
       }
     }
   }

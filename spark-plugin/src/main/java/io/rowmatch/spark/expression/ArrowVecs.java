@@ -24,6 +24,7 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.unsafe.Platform;
 
+import io.rowmatch.core.arrow.ArrowCopy;
 import io.rowmatch.spark.arrow.ArrowSchemas;
 
 /**
@@ -160,7 +161,7 @@ final class ArrowVecs {
       out.valid = new long[Vec.words(n)];
       return out;
     }
-    out.valid = v.getNullCount() == 0 ? null : gatherBits(v.getValidityBuffer(), sel, n);
+    out.valid = selectedValidity(v, sel, n);
     switch (out.kind) {
       case Vec.BOOL -> out.bits = gatherBits(((BitVector) v).getDataBuffer(), sel, n);
       case Vec.LONG -> {
@@ -293,10 +294,40 @@ final class ArrowVecs {
     if (v instanceof NullVector) {
       return new long[Vec.words(n)];
     }
-    if (v.getNullCount() == 0) {
-      return null;
+    if (sel != null) {
+      return selectedValidity(v, sel, n);
     }
-    return sel == null ? readBits(v.getValidityBuffer(), n) : gatherBits(v.getValidityBuffer(), sel, n);
+    return v.getNullCount() == 0 ? null : readBits(v.getValidityBuffer(), n);
+  }
+
+  /**
+   * The validity words of rows {@code sel[0..n)} (checked inside the vector), null when all of them are valid.
+   * Arrow's null count walks the whole bitmap: cheaper than n scattered bit reads while the vector has at most 64
+   * values per selected row; past that (a few thousand pairs of a join condition against a large build column,
+   * chunk after chunk) the selected bits alone decide.
+   */
+  private static long[] selectedValidity(ValueVector v, int[] sel, int n) {
+    ArrowBuf buf = v.getValidityBuffer();
+    if ((v.getValueCount() >>> 6) <= n || buf.capacity() < ArrowCopy.validityBytes(v.getValueCount())) {
+      // (a bitmap short of the values is never one Arrow allocates or loads: Arrow's checked reads decide)
+      return v.getNullCount() == 0 ? null : gatherBits(buf, sel, n);
+    }
+    long addr = buf.memoryAddress();
+    long[] w = new long[Vec.words(n)];
+    for (int i = 0; i < n; i++) {
+      int r = sel[i];
+      w[i >>> 6] |= (long) ((Platform.getByte(null, addr + (r >>> 3)) >>> (r & 7)) & 1) << i;
+    }
+    long all = -1L;
+    int full = n >>> 6;
+    for (int k = 0; k < full; k++) {
+      all &= w[k];
+    }
+    int tail = n & 63;
+    if (tail != 0) {
+      all &= w[full] | (-1L << tail);
+    }
+    return all == -1L ? null : w;
   }
 
   /** Bits {@code sel[0..n)} of a bitmap buffer, as words. */
