@@ -36,10 +36,10 @@ final class AvgDoubleKernel implements AggregateKernel {
     longs = GrowableState.ensure(heap, longs, rows);
     ValueVector input = columns[spec.inputOrdinals[0]];
     NumericColumns.readDoubles(input, rows, values, longs);
-    boolean anyNull = input.getNullCount() > 0;
+    long[] valid = NumericColumns.validWords(input, rows);
     if (!spec.merge) {
       for (int i = 0; i < rows; i++) {
-        if (anyNull && input.isNull(i)) {
+        if (!NumericColumns.valid(valid, i)) {
           continue;
         }
         int g = groupIds[i];
@@ -50,13 +50,13 @@ final class AvgDoubleKernel implements AggregateKernel {
     }
     ValueVector partialCounts = columns[spec.inputOrdinals[1]];
     NumericColumns.readLongs(partialCounts, rows, longs);
-    boolean countNulls = partialCounts.getNullCount() > 0;
+    long[] countValid = NumericColumns.validWords(partialCounts, rows);
     for (int i = 0; i < rows; i++) {
       int g = groupIds[i];
-      if (!anyNull || !input.isNull(i)) {
+      if (NumericColumns.valid(valid, i)) {
         sums[g] += values[i];
       }
-      if (!countNulls || !partialCounts.isNull(i)) {
+      if (NumericColumns.valid(countValid, i)) {
         counts[g] += longs[i];
       }
     }

@@ -32,31 +32,28 @@ final class CountKernel implements AggregateKernel {
       ValueVector partial = columns[spec.inputOrdinals[0]];
       scratch = GrowableState.ensure(heap, scratch, rows);
       NumericColumns.readLongs(partial, rows, scratch);
-      boolean anyNull = partial.getNullCount() > 0;
+      long[] valid = NumericColumns.validWords(partial, rows);
       for (int i = 0; i < rows; i++) {
-        if (!anyNull || !partial.isNull(i)) {
+        if (NumericColumns.valid(valid, i)) {
           counts[groupIds[i]] += scratch[i];
         }
       }
       return;
     }
-    ValueVector[] inputs = new ValueVector[spec.inputOrdinals.length];
-    boolean anyNull = false;
-    for (int c = 0; c < inputs.length; c++) {
-      inputs[c] = columns[spec.inputOrdinals[c]];
-      anyNull |= inputs[c].getNullCount() > 0;
-    }
-    for (int i = 0; i < rows; i++) {
-      boolean counted = true;
-      if (anyNull) {
-        for (ValueVector v : inputs) {
-          if (v.isNull(i)) {
-            counted = false;
-            break;
-          }
+    // Counted rows: valid in every input, the inputs' validity words ANDed (all valid: no words at all).
+    long[] counted = null;
+    for (int c = 0; c < spec.inputOrdinals.length; c++) {
+      long[] valid = NumericColumns.validWords(columns[spec.inputOrdinals[c]], rows);
+      if (valid != null && counted == null) {
+        counted = valid;
+      } else if (valid != null) {
+        for (int k = 0; k < counted.length; k++) {
+          counted[k] &= valid[k];
         }
       }
-      if (counted) {
+    }
+    for (int i = 0; i < rows; i++) {
+      if (NumericColumns.valid(counted, i)) {
         counts[groupIds[i]]++;
       }
     }

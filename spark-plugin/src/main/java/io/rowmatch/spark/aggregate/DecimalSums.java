@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.util.Arrays;
 
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.DecimalVector;
 
 /**
@@ -95,19 +96,21 @@ final class DecimalSums {
    * group's count for each: the loop of a batch, with the batch's checks (nulls, scale, width) made once.
    */
   void addRows(DecimalVector v, int rows, int[] groupIds, boolean count) {
-    boolean anyNull = v.getNullCount() > 0;
-    boolean narrow = v.getPrecision() <= 18 && v.getScale() == scale; // the high word is the sign extension
-    ArrowBuf data = v.getDataBuffer();
+    long[] valid = NumericColumns.validWords(v, rows);
+    boolean sameScale = v.getScale() == scale;
+    boolean narrow = v.getPrecision() <= 18 && sameScale; // the high word is the sign extension
+    long data = NumericColumns.layout(v, rows).data; // read by address: one capacity check for the batch
     for (int i = 0; i < rows; i++) {
-      if (anyNull && v.isNull(i)) {
+      if (!NumericColumns.valid(valid, i)) {
         continue;
       }
       int g = groupIds[i];
       if (count) {
         slots[2 * g + 1]++;
       }
-      if (narrow && unusual == 0) {
-        addLong(g, data.getLong(16L * i));
+      long low = MemoryUtil.getLong(data + 16L * i);
+      if (unusual == 0 && (narrow || (sameScale && MemoryUtil.getLong(data + 16L * i + 8) == (low >> 63)))) {
+        addLong(g, low);
       } else {
         add(g, v, i);
       }

@@ -2,6 +2,7 @@ package io.rowmatch.spark.aggregate;
 
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
@@ -39,15 +40,15 @@ final class MinMaxDecimal128Kernel extends SingleValueKernel {
       throw new IllegalStateException(spec.description + " expects a 128-bit decimal column, got "
           + input.getClass().getSimpleName());
     }
-    ArrowBuf data = input.getDataBuffer();
-    boolean anyNull = input.getNullCount() > 0;
+    long data = NumericColumns.layout(input, rows).data;
+    long[] valid = NumericColumns.validWords(input, rows);
     for (int i = 0; i < rows; i++) {
-      if (anyNull && input.isNull(i)) {
+      if (!NumericColumns.valid(valid, i)) {
         continue;
       }
-      long at = (long) i * DecimalVector.TYPE_WIDTH;
-      long lo = data.getLong(at);
-      long hi = data.getLong(at + 8);
+      long at = data + (long) i * DecimalVector.TYPE_WIDTH;
+      long lo = MemoryUtil.getLong(at);
+      long hi = MemoryUtil.getLong(at + 8);
       int g = groupIds[i];
       if (!has[g]) {
         low[g] = lo;

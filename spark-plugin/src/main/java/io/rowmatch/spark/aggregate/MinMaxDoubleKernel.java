@@ -32,9 +32,9 @@ final class MinMaxDoubleKernel extends SingleValueKernel {
     scratch = GrowableState.ensure(heap, scratch, rows);
     ValueVector input = columns[spec.inputOrdinals[0]];
     NumericColumns.readDoubles(input, rows, values, scratch);
-    boolean anyNull = input.getNullCount() > 0;
+    long[] valid = NumericColumns.validWords(input, rows);
     for (int i = 0; i < rows; i++) {
-      if (anyNull && input.isNull(i)) {
+      if (!NumericColumns.valid(valid, i)) {
         continue;
       }
       int g = groupIds[i];

@@ -1,6 +1,6 @@
 package io.rowmatch.spark.aggregate;
 
-import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
@@ -14,6 +14,8 @@ import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.ValueVector;
 
+import io.rowmatch.core.compare.ColumnLayout;
+
 /**
  * Reads a batch's numeric column into a primitive scratch array in one typed loop (one type switch per
  * batch, not per value), and writes per-group results into Arrow vectors. Values under nulls are read too
@@ -23,40 +25,49 @@ final class NumericColumns {
   private NumericColumns() {}
 
   /**
+   * The checked layout of v's first n rows: its buffers' capacities are proven once here (ColumnLayout), so
+   * the loops below and the kernels read values and validity by address. A checked ArrowBuf read per value
+   * (bounds and a reference-count read) cost more than the aggregation's own work on it.
+   */
+  static ColumnLayout layout(ValueVector v, int n) {
+    ColumnLayout l = ColumnLayout.of(v, "aggregate input '" + v.getName() + "'");
+    if (n < 0 || n > l.valueCount) {
+      throw new IllegalStateException("aggregate input '" + v.getName() + "' holds " + l.valueCount
+          + " values, " + n + " rows read");
+    }
+    return l;
+  }
+
+  /**
    * Integral-like columns as longs: byte, short, int, long, date, timestamp, boolean (0/1) and decimals of
    * precision up to 18 (the unscaled value).
    */
   static void readLongs(ValueVector v, int n, long[] out) {
+    long d = layout(v, n).data;
     if (v instanceof BigIntVector || v instanceof TimeStampVector) {
-      ArrowBuf d = v.getDataBuffer();
       for (int i = 0; i < n; i++) {
-        out[i] = d.getLong((long) i * 8);
+        out[i] = MemoryUtil.getLong(d + 8L * i);
       }
     } else if (v instanceof IntVector || v instanceof DateDayVector) {
-      ArrowBuf d = v.getDataBuffer();
       for (int i = 0; i < n; i++) {
-        out[i] = d.getInt((long) i * 4);
+        out[i] = MemoryUtil.getInt(d + 4L * i);
       }
     } else if (v instanceof SmallIntVector) {
-      ArrowBuf d = v.getDataBuffer();
       for (int i = 0; i < n; i++) {
-        out[i] = d.getShort((long) i * 2);
+        out[i] = MemoryUtil.getShort(d + 2L * i);
       }
     } else if (v instanceof TinyIntVector) {
-      ArrowBuf d = v.getDataBuffer();
       for (int i = 0; i < n; i++) {
-        out[i] = d.getByte(i);
+        out[i] = MemoryUtil.getByte(d + i);
       }
     } else if (v instanceof DecimalVector) {
       // decimal(p <= 18): the unscaled value fits the low word (the high word is its sign extension)
-      ArrowBuf d = v.getDataBuffer();
       for (int i = 0; i < n; i++) {
-        out[i] = d.getLong((long) i * DecimalVector.TYPE_WIDTH);
+        out[i] = MemoryUtil.getLong(d + (long) DecimalVector.TYPE_WIDTH * i);
       }
     } else if (v instanceof BitVector) {
-      ArrowBuf d = v.getDataBuffer();
       for (int i = 0; i < n; i++) {
-        out[i] = (d.getByte(i >>> 3) >>> (i & 7)) & 1; // false < true, as Spark orders booleans
+        out[i] = (MemoryUtil.getByte(d + (i >>> 3)) >>> (i & 7)) & 1; // false < true, as Spark orders booleans
       }
     } else {
       throw new IllegalStateException("not an integral Arrow vector: " + v.getClass().getSimpleName());
@@ -66,14 +77,14 @@ final class NumericColumns {
   /** Floating columns as doubles (float widens exactly, as Spark's cast does); integral ones cast. */
   static void readDoubles(ValueVector v, int n, double[] out, long[] scratch) {
     if (v instanceof Float8Vector) {
-      ArrowBuf d = v.getDataBuffer();
+      long d = layout(v, n).data;
       for (int i = 0; i < n; i++) {
-        out[i] = d.getDouble((long) i * 8);
+        out[i] = Double.longBitsToDouble(MemoryUtil.getLong(d + 8L * i));
       }
     } else if (v instanceof Float4Vector) {
-      ArrowBuf d = v.getDataBuffer();
+      long d = layout(v, n).data;
       for (int i = 0; i < n; i++) {
-        out[i] = d.getFloat((long) i * 4);
+        out[i] = Float.intBitsToFloat(MemoryUtil.getInt(d + 4L * i));
       }
     } else {
       readLongs(v, n, scratch);
@@ -83,14 +94,44 @@ final class NumericColumns {
     }
   }
 
+  /**
+   * The validity of v's first n rows as words (bit i of word i / 64 set: row i valid), or null when none of
+   * them is null; the kernels test it with {@link #valid}.
+   */
+  static long[] validWords(ValueVector v, int n) {
+    if (v.getNullCount() == 0) {
+      return null;
+    }
+    ColumnLayout l = layout(v, n);
+    long[] words = new long[(n + 63) >>> 6];
+    if (l.allNull || l.validity == 0) {
+      return l.allNull ? words : null;
+    }
+    int full = n >>> 6;
+    for (int k = 0; k < full; k++) {
+      words[k] = MemoryUtil.getLong(l.validity + 8L * k);
+    }
+    int tail = n & 63;
+    if (tail != 0) {
+      long w = 0;
+      for (int b = 0; b < (tail + 7) >>> 3; b++) { // only the bitmap's own bytes: (n + 7) / 8 of them
+        w |= (MemoryUtil.getByte(l.validity + 8L * full + b) & 0xFFL) << (8 * b);
+      }
+      words[full] = w & ((1L << tail) - 1);
+    }
+    return words;
+  }
+
+  /** Whether row i is valid in {@link #validWords}' answer (null: every row valid). */
+  static boolean valid(long[] words, int i) {
+    return words == null || ((words[i >>> 6] >>> i) & 1) != 0;
+  }
+
   /** Validity of the first n rows (true = valid). */
   static void readValidity(ValueVector v, int n, boolean[] out) {
-    if (v.getNullCount() == 0) {
-      java.util.Arrays.fill(out, 0, n, true);
-      return;
-    }
+    long[] words = validWords(v, n);
     for (int i = 0; i < n; i++) {
-      out[i] = !v.isNull(i);
+      out[i] = valid(words, i);
     }
   }
 

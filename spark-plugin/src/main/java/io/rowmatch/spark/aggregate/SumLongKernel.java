@@ -26,10 +26,10 @@ final class SumLongKernel extends SingleValueKernel {
     values = GrowableState.ensure(heap, values, rows);
     ValueVector input = columns[spec.inputOrdinals[0]];
     NumericColumns.readLongs(input, rows, values);
-    boolean anyNull = input.getNullCount() > 0;
+    long[] valid = NumericColumns.validWords(input, rows);
     boolean ansi = spec.ansi;
     for (int i = 0; i < rows; i++) {
-      if (anyNull && input.isNull(i)) {
+      if (!NumericColumns.valid(valid, i)) {
         continue;
       }
       int g = groupIds[i];
