@@ -1,5 +1,6 @@
 package io.rowmatch.spark.aggregate;
 
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
@@ -9,6 +10,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.NullVector;
 import org.apache.arrow.vector.SmallIntVector;
 import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.TinyIntVector;
@@ -102,20 +104,26 @@ final class NumericColumns {
     if (v.getNullCount() == 0) {
       return null;
     }
-    ColumnLayout l = layout(v, n);
     long[] words = new long[(n + 63) >>> 6];
-    if (l.allNull || l.validity == 0) {
-      return l.allNull ? words : null;
+    if (v instanceof NullVector) {
+      return words;
     }
+    // Only the bitmap is read here, whatever the column's type (count takes any): its capacity alone is checked.
+    ArrowBuf bitmap = v.getValidityBuffer();
+    if (n > v.getValueCount() || bitmap.capacity() < ((n + 7L) >>> 3)) {
+      throw new IllegalStateException("aggregate input '" + v.getName() + "' holds " + v.getValueCount()
+          + " values and a validity bitmap of " + bitmap.capacity() + " bytes, " + n + " rows read");
+    }
+    long validity = bitmap.memoryAddress();
     int full = n >>> 6;
     for (int k = 0; k < full; k++) {
-      words[k] = MemoryUtil.getLong(l.validity + 8L * k);
+      words[k] = MemoryUtil.getLong(validity + 8L * k);
     }
     int tail = n & 63;
     if (tail != 0) {
       long w = 0;
       for (int b = 0; b < (tail + 7) >>> 3; b++) { // only the bitmap's own bytes: (n + 7) / 8 of them
-        w |= (MemoryUtil.getByte(l.validity + 8L * full + b) & 0xFFL) << (8 * b);
+        w |= (MemoryUtil.getByte(validity + 8L * full + b) & 0xFFL) << (8 * b);
       }
       words[full] = w & ((1L << tail) - 1);
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.util.Random;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -18,6 +19,7 @@ import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.NullVector;
 import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -141,6 +143,25 @@ class NumericColumnsTest {
   }
 
   @Test
+  void validityOfAnyColumnTypeCountReads() {
+    Random r = new Random(5);
+    for (int n : SIZES) {
+      try (VarCharVector strings = new VarCharVector("s", allocator)) {
+        strings.allocateNew(n);
+        for (int i = 0; i < n; i++) {
+          if (r.nextInt(3) == 0) {
+            strings.setNull(i);
+          } else {
+            strings.setSafe(i, ("v" + i + "é").getBytes(StandardCharsets.UTF_8));
+          }
+        }
+        strings.setValueCount(n);
+        checkValidity(strings, n);
+      }
+    }
+  }
+
+  @Test
   void aNullVectorIsAllNullAndTooManyRowsAreRefused() {
     try (NullVector nulls = new NullVector("n", 65)) {
       long[] words = NumericColumns.validWords(nulls, 65);
@@ -152,6 +173,9 @@ class NumericColumnsTest {
       IllegalStateException e = assertThrows(IllegalStateException.class,
           () -> NumericColumns.readLongs(ints, 11, new long[11]));
       assertTrue(e.getMessage().contains("quantity") && e.getMessage().contains("11"), e.getMessage());
+      ints.setNull(3);
+      IllegalStateException v = assertThrows(IllegalStateException.class, () -> NumericColumns.validWords(ints, 11));
+      assertTrue(v.getMessage().contains("quantity") && v.getMessage().contains("11"), v.getMessage());
     }
   }
 }
