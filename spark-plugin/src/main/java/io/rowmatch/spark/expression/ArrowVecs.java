@@ -312,12 +312,7 @@ final class ArrowVecs {
       // (a bitmap short of the values is never one Arrow allocates or loads: Arrow's checked reads decide)
       return v.getNullCount() == 0 ? null : gatherBits(buf, sel, n);
     }
-    long addr = buf.memoryAddress();
-    long[] w = new long[Vec.words(n)];
-    for (int i = 0; i < n; i++) {
-      int r = sel[i];
-      w[i >>> 6] |= (long) ((Platform.getByte(null, addr + (r >>> 3)) >>> (r & 7)) & 1) << i;
-    }
+    long[] w = gatherBits(buf, sel, n);
     long all = -1L;
     int full = n >>> 6;
     for (int k = 0; k < full; k++) {
