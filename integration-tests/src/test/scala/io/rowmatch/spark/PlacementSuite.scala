@@ -148,6 +148,57 @@ class PlacementSuite extends RowmatchQueryTest {
     assert(rowmatchNodes(plain).contains("RowmatchHashJoin"), planText(plain))
   }
 
+  test("broadcast joins streaming a vanilla sort-merge join's rows stay in its stage; the aggregation above runs") {
+    val smj = Seq(On, "spark.sql.autoBroadcastJoinThreshold" -> "-1", "spark.sql.join.preferSortMergeJoin" -> "true")
+    val facts = spark.read.parquet(parquetPath)
+    val dims = spark.range(0, 97).select(col("id").as("dk"), (col("id") % 7).as("dc"))
+    // (a ⋈ b on g with a condition) ⋈ dims ⋈ dims again (through a filter), grouped: q72's shape.
+    def q = facts.as("a").join(facts.as("b"), col("a.g") === col("b.g") && col("a.v") < col("b.k"))
+      .join(broadcast(dims.as("d1")), col("a.g") === col("d1.dk"))
+      .filter(col("d1.dc") =!= 3)
+      .join(broadcast(dims.as("d2")), col("b.g") === col("d2.dk"), "left_outer")
+      .groupBy(col("d1.dc")).agg(count(lit(1)).as("n"), max(col("d2.dc")).as("m"))
+    val kept = compare(smj: _*)(q)
+    val bhjs = executedNodes(kept).collect { case j: BroadcastHashJoinExec => j }
+    assert(bhjs.size == 2 && executedNodes(kept).exists(_.isInstanceOf[SortMergeJoinExec]), planText(kept))
+    assert(!rowmatchNodes(kept).contains("RowmatchHashJoin"), planText(kept))
+    assert(rowmatchNodes(kept).count(_ == "RowmatchHashAggregate") == 2, planText(kept))
+    assert(placementReasons(kept).count(r => r.startsWith("BroadcastHashJoin: placement: a broadcast join " +
+      "streaming the rows of Spark's SortMergeJoin")) == 2, planText(kept))
+    // Once the sort-merge join is replaced, the broadcast joins over it are too.
+    val replaced = compare(smj :+ ("spark.rowmatch.placement.conditionalSortMergeJoin" -> "true"): _*)(q)
+    assert(rowmatchNodes(replaced).count(_ == "RowmatchHashJoin") == 3, planText(replaced))
+    // A broadcast join over a scan still runs, as does one whose streamed rows come from no join.
+    val overScan = compare(On)(facts.join(broadcast(dims), col("g") === col("dk")).groupBy("dc").agg(count(lit(1))))
+    assert(rowmatchNodes(overScan).contains("RowmatchHashJoin"), planText(overScan))
+  }
+
+  test("a broadcast join kept vanilla stays so when AQE turns the join under it into a broadcast join") {
+    // Planned: a conditional sort-merge join (the aggregate's estimate is the file's size), a broadcast join of
+    // dims over it (kept vanilla, its broadcast built as Spark's). At run time the aggregate is small: AQE makes the
+    // lower join a broadcast join, and the upper one would now be replaceable, over a Spark broadcast already built.
+    val conf = Seq(On, "spark.sql.autoBroadcastJoinThreshold" -> "20000", "spark.sql.join.preferSortMergeJoin" -> "true")
+    val facts = spark.read.parquet(parquetPath)
+    val dims = spark.range(0, 97).select(col("id").as("dk"), (col("id") % 7).as("dc"))
+    def q = facts.join(facts.groupBy(col("g").as("ag")).agg(avg("v").as("av")),
+        col("g") === col("ag") && col("v") > col("av"))
+      .join(broadcast(dims), col("g") === col("dk"))
+      .groupBy(col("dc")).agg(count(lit(1)).as("n"))
+    val initial = withConf(conf: _*)(q.queryExecution.executedPlan match {
+      case a: org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec => a.initialPlan
+      case p => p
+    })
+    assert(initial.exists(_.isInstanceOf[SortMergeJoinExec]), s"the conditional join is not planned as a sort-merge join\n$initial")
+    val df = compare(conf: _*)(q)
+    val nodes = executedNodes(df)
+    assert(!nodes.exists(_.isInstanceOf[SortMergeJoinExec]), s"AQE kept the sort-merge join\n${planText(df)}")
+    // The upper join is Spark's over Spark's broadcast, saying why; the lower one (over an Arrow broadcast) is ours.
+    assert(nodes.count(_.isInstanceOf[BroadcastHashJoinExec]) == 1, planText(df))
+    assert(rowmatchNodes(df).count(_ == "RowmatchHashJoin") == 1, planText(df))
+    assert(placementReasons(df).exists(_.startsWith("BroadcastHashJoin: placement: its build side is Spark's broadcast")),
+      planText(df))
+  }
+
   test("the decision holds on empty and one-row inputs") {
     for (n <- Seq(0, 1, 64)) {
       def q = spark.range(0, n).select((col("id") % 50).as("k"), col("id").as("pv")).join(broadcast(build), Seq("k"))

@@ -6,18 +6,23 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.spark.sql.catalyst.optimizer.BuildLeft$;
 import org.apache.spark.sql.catalyst.plans.ExistenceJoin;
 import org.apache.spark.sql.catalyst.plans.JoinType;
 import org.apache.spark.sql.catalyst.plans.LeftAnti$;
 import org.apache.spark.sql.catalyst.plans.LeftSemi$;
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag;
+import org.apache.spark.sql.execution.FilterExec;
+import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.UnionExec;
 import org.apache.spark.sql.execution.adaptive.AQEShuffleReadExec;
 import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec;
 import org.apache.spark.sql.execution.adaptive.ShuffleQueryStageExec;
+import org.apache.spark.sql.execution.exchange.BroadcastExchangeExec;
 import org.apache.spark.sql.execution.exchange.Exchange;
 import org.apache.spark.sql.execution.exchange.RowmatchBroadcastExchangeExec;
+import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec;
 import org.apache.spark.sql.execution.joins.SortMergeJoinExec;
 import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
@@ -27,6 +32,7 @@ import io.rowmatch.spark.arrow.ArrowBatchConsumer;
 import io.rowmatch.spark.arrow.ArrowBatchProducer;
 import io.rowmatch.spark.arrow.RowmatchToArrowExec;
 import io.rowmatch.spark.config.RowmatchConf;
+import io.rowmatch.spark.join.JoinPlanner;
 import io.rowmatch.spark.join.RowmatchHashJoinExec;
 import io.rowmatch.spark.shuffle.RowmatchShuffleExchangeExec;
 
@@ -63,12 +69,49 @@ final class PlacementPolicy {
   }
 
   /**
-   * Why this vanilla operator stays vanilla whatever surrounds it, or null: a sort-merge join (inner or outer:
-   * its output is the pairs) with a condition besides its keys, unless {@code spark.rowmatch.placement.conditionalSortMergeJoin} (TPC-DS q72
-   * ran 0.20x when its pairs per key were tested on row views; see the setting).
+   * Why this vanilla operator stays vanilla whatever surrounds it, or null:
+   *
+   * <ul>
+   *   <li>a sort-merge join (inner or outer: its output is the pairs) with a condition besides its keys, unless
+   *       {@code spark.rowmatch.placement.conditionalSortMergeJoin} (TPC-DS q72 ran 0.20x when its pairs per key
+   *       were tested on row views; see the setting);
+   *   <li>a broadcast hash join streaming the rows of a join that stays vanilla (through filters, projections and
+   *       other such broadcast joins): Spark generates one loop for that join and the broadcast joins above it,
+   *       and turning the join's output (its pairs, wide) into Arrow costs about what our broadcast joins save.
+   *       TPC-DS q72, nine broadcast joins over its conditional sort-merge join: that stage took 16.5 s executor
+   *       CPU with our joins against vanilla's 11.7 s.
+   * </ul>
    */
   static String operatorReason(SparkPlan plan, RowmatchConf conf) {
-    if (!conf.placementEnabled() || conf.placementConditionalSmj() || !conf.joinEnabled()
+    if (!conf.placementEnabled()) {
+      return null;
+    }
+    if (plan instanceof BroadcastHashJoinExec bhj) {
+      SparkPlan below = vanillaJoinStreamed(bhj.streamedPlan(), conf);
+      return below == null ? null : "placement: a broadcast join streaming the rows of Spark's " + below.nodeName()
+          + " stays in that join's generated code (converting its output to Arrow costs about what a Rowmatch join"
+          + " saves; set " + RowmatchConf.PLACEMENT_ENABLED + "=false to replace it anyway)";
+    }
+    return conditionalSmjReason(plan, conf);
+  }
+
+  /**
+   * The join that stays vanilla whose rows this streamed input of a broadcast join is (through row-based filters,
+   * projections and broadcast joins that stay vanilla for the same reason), or null.
+   */
+  private static SparkPlan vanillaJoinStreamed(SparkPlan streamed, RowmatchConf conf) {
+    SparkPlan p = streamed;
+    while (p instanceof FilterExec || p instanceof ProjectExec) {
+      p = p.children().head();
+    }
+    if (p instanceof BroadcastHashJoinExec bhj) {
+      return vanillaJoinStreamed(bhj.streamedPlan(), conf);
+    }
+    return conditionalSmjReason(p, conf) != null ? p : null;
+  }
+
+  private static String conditionalSmjReason(SparkPlan plan, RowmatchConf conf) {
+    if (conf.placementConditionalSmj() || !conf.joinEnabled()
         || !conf.joinReplaceSortMerge() || !(plan instanceof SortMergeJoinExec smj) || smj.condition().isEmpty()) {
       return null;
     }
@@ -77,9 +120,29 @@ final class PlacementPolicy {
     if (type == LeftSemi$.MODULE$ || type == LeftAnti$.MODULE$ || type instanceof ExistenceJoin) {
       return null;
     }
-    return "placement: a sort-merge " + type.sql().toLowerCase(java.util.Locale.ROOT) + " join with the condition " + smj.condition().get().sql() + " besides its keys"
-        + " tests every pair of rows with equal keys: kept as Spark's sort-merge join (set "
-        + RowmatchConf.PLACEMENT_CONDITIONAL_SMJ + "=true to replace it)";
+    return "placement: a sort-merge " + type.sql().toLowerCase(java.util.Locale.ROOT) + " join with the condition "
+        + smj.condition().get().sql() + " besides its keys tests every pair of rows with equal keys: kept as Spark's"
+        + " sort-merge join (set " + RowmatchConf.PLACEMENT_CONDITIONAL_SMJ + "=true to replace it)";
+  }
+
+  /**
+   * Why a broadcast join a later AQE pass would replace stays vanilla, or null: its build side is Spark's broadcast,
+   * already built because an earlier pass kept this join vanilla (an Arrow broadcast would have served the
+   * replacement). Replacing it now would walk Spark's hashed relation back into Arrow on every executor, what the
+   * Arrow broadcast exists to avoid (TPC-DS q1: the joins above a conditional join that AQE turned into a broadcast
+   * join after the broadcast stages under them were built for vanilla joins).
+   */
+  static String builtForVanillaReason(RowmatchHashJoinExec join, RowmatchConf conf) {
+    if (!conf.placementEnabled() || !join.broadcast()) {
+      return null;
+    }
+    SparkPlan build = join.buildSide() instanceof BuildLeft$ ? join.left() : join.right();
+    if (!(build instanceof BroadcastQueryStageExec stage) || !(stage.broadcast() instanceof BroadcastExchangeExec e)
+        || JoinPlanner.arrowBroadcastReason(join, e, conf) != null) {
+      return null;
+    }
+    return "placement: its build side is Spark's broadcast, built while an earlier planning pass kept this join"
+        + " vanilla; a Rowmatch join would convert that hashed relation back into Arrow on every executor";
   }
 
   /** Whether this policy decided that the node stays vanilla. */

@@ -228,6 +228,13 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
       return plan;
     }
     SparkPlan join = JoinPlanner.replace(plan, orderNeeded, conf);
+    if (join instanceof RowmatchHashJoinExec j) {
+      String builtForVanilla = PlacementPolicy.builtForVanillaReason(j, conf);
+      if (builtForVanilla != null) {
+        FallbackReasons.record(plan, builtForVanilla, conf);
+        return plan;
+      }
+    }
     if (join != null) {
       return join;
     }
