@@ -6,30 +6,16 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.DecimalVector;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * DecimalSums against a BigDecimal reference of Spark's buffer rule (a sum that exceeds the precision is
  * null for good), across the long fast path, its overflow into BigDecimal, and the precision bound.
  */
-class DecimalSumsTest {
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close(); // fails on a leaked buffer
-  }
-
+class DecimalSumsTest extends AllocatorTest {
   private static BigInteger randomUnscaled(Random r, int digits, boolean signed) {
     BigInteger bound = BigInteger.TEN.pow(digits);
     BigInteger v = new BigInteger(bound.bitLength() + 4, r).mod(bound);

@@ -8,39 +8,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.spark.sql.types.DataTypes;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * last(x [, ignoreNulls]) against a direct reading of Spark's Last: raw rows batch by batch, and partial
  * buffers (value, valueSet) of two "partitions" merged in order, including partitions where a group was
  * never set (valueSet false) and must not overwrite the other's value.
  */
-class LastKernelTest {
+class LastKernelTest extends AllocatorTest {
   private static final String[] VALUES = {"a", "", "ünï", "日本語", "zz", "a\u0000b", null, null};
   private static final int[] BATCH_SIZES = {0, 1, 63, 64, 65, 7, 200};
 
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close(); // fails on a leaked buffer or an unreleased heap charge
-  }
 
   private record Row(int key, String value) {}
 

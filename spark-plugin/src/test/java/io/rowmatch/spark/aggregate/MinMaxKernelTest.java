@@ -16,35 +16,23 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DecimalType;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * min/max over string, binary, boolean and decimal (long path p <= 18, 128-bit path above) against a slow
  * reference ordering: raw rows in batches, then the partial results of two partitions merged.
  */
-class MinMaxKernelTest {
+class MinMaxKernelTest extends AllocatorTest {
   private static final int[] BATCH_SIZES = {0, 1, 63, 64, 65, 9, 300};
 
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
 
   /** Byte order as Spark's UTF8String.binaryCompare / ByteArray.compareBinary: unsigned, prefix first. */
   static int compareUnsignedSlow(byte[] a, byte[] b) {

@@ -10,8 +10,6 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.Float4Vector;
@@ -20,28 +18,17 @@ import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.NullVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VarCharVector;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * The aggregate kernels' reads by address (values and validity words) against Arrow's own checked getters, at
  * the sizes around a validity word's boundary and with every null share; a row count past the vector's is
  * refused with the column's name.
  */
-class NumericColumnsTest {
+class NumericColumnsTest extends AllocatorTest {
   private static final int[] SIZES = {0, 1, 7, 8, 9, 63, 64, 65, 127, 130, 4096};
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close(); // fails on a leaked buffer
-  }
 
   /** validWords answers isNull for every row read (null when none is null), and every read value is get's. */
   private static void checkValidity(ValueVector v, int n) {

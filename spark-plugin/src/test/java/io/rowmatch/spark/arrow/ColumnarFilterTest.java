@@ -9,8 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.VarCharVector;
@@ -25,10 +23,10 @@ import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import scala.jdk.javaapi.CollectionConverters;
 
+import io.rowmatch.core.testing.AllocatorTest;
 import io.rowmatch.spark.expression.ColumnarExpressions;
 
 /**
@@ -36,14 +34,8 @@ import io.rowmatch.spark.expression.ColumnarExpressions;
  * order, with every value (NaN payloads, -0.0, empty and multibyte strings) as it was; batches without
  * such nulls pass through as the same object; nothing is leaked.
  */
-class ColumnarFilterTest {
+class ColumnarFilterTest extends AllocatorTest {
   private static final String[] STRINGS = {"", "a", "ünï", "日本語", "twelve bytes+"};
-  private final BufferAllocator allocator = new RootAllocator();
-
-  @AfterEach
-  void closeAllocator() {
-    allocator.close(); // fails on a leak
-  }
 
   /** (k bigint, s string, d double): nulls in each column with probability nullShare. */
   private List<AutoCloseable> batch(int n, double nullShare, Random rnd, List<ColumnarBatch> out) {

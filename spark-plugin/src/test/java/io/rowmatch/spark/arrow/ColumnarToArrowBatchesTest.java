@@ -11,8 +11,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -25,30 +23,17 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.types.UTF8String;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.rowmatch.core.ArrayEquals;
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * Differential: Spark column vectors (on-heap, off-heap, dictionary-encoded) copied into Arrow must equal
  * what Spark's own ArrowWriter makes of the same rows. The Spark vectors are reused batch after batch, as the
  * vectorized readers do, so values left under null slots by an earlier batch are in play.
  */
-class ColumnarToArrowBatchesTest {
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close(); // fails on a leaked buffer
-  }
-
+class ColumnarToArrowBatchesTest extends AllocatorTest {
   private int assertConverted(StructType schema, List<InternalRow> rows, int batchSize, Iterator<ColumnarBatch> in) {
     try (ColumnarToArrowBatches ours = new ColumnarToArrowBatches(in, schema, "UTC", allocator, Long.MAX_VALUE)) {
       return SparkWriterOracle.assertSameAsSparkWriter(allocator, schema, rows, batchSize, ours);

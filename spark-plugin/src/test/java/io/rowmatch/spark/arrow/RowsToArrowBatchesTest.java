@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Random;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -46,30 +45,18 @@ import org.apache.spark.sql.types.TimestampType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.types.UTF8String;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.rowmatch.core.ArrayEquals;
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * Differential: the batches RowsToArrowBatches builds must equal, vector for vector, what Spark's own
  * ArrowWriter builds from the same rows (generic rows and UnsafeRows, every type the plugin carries).
  */
-class RowsToArrowBatchesTest {
+class RowsToArrowBatchesTest extends AllocatorTest {
   private static final String TZ = "UTC";
 
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close(); // fails on a leaked buffer
-  }
 
   private int assertSameAsSparkWriter(StructType schema, List<InternalRow> rows, int batchSize) {
     try (RowsToArrowBatches ours = new RowsToArrowBatches(rows.iterator(), schema, TZ, batchSize, allocator,

@@ -8,8 +8,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.function.Function;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
@@ -36,10 +34,10 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.types.UTF8String;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import scala.jdk.javaapi.CollectionConverters;
 
+import io.rowmatch.core.testing.AllocatorTest;
 import io.rowmatch.spark.expression.ColumnarExpressions;
 
 /**
@@ -48,14 +46,7 @@ import io.rowmatch.spark.expression.ColumnarExpressions;
  * off-heap and dictionary-encoded vectors reused batch after batch, with conditions that keep every row, none
  * and some; every kept row must come out with every column's value as it was, and nothing may leak.
  */
-class SparkBatchFilterTest {
-  private final BufferAllocator allocator = new RootAllocator();
-
-  @AfterEach
-  void closeAllocator() {
-    allocator.close(); // fails on a leak
-  }
-
+class SparkBatchFilterTest extends AllocatorTest {
   /** The atomic columns of every type the scan can give (RandomSparkRows' c0..c16). */
   private static StructType atomic() {
     StructType all = RandomSparkRows.everyType(false);

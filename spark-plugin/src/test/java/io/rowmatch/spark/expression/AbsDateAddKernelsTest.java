@@ -2,8 +2,6 @@ package io.rowmatch.spark.expression;
 
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.catalyst.expressions.Abs;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.DateAdd;
@@ -16,8 +14,9 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.DecimalType;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * abs, date_add and date_sub against Spark's own Abs, DateAdd and DateSub evaluated row by row (SparkDifferential):
@@ -25,14 +24,7 @@ import org.junit.jupiter.api.Test;
  * wrap), -0.0, NaN, infinities, decimals of precision 9/18/19/38 at 10^p - 1, dates at the int extremes, before
  * 1970 and far ahead, days of every integral width.
  */
-class AbsDateAddKernelsTest {
-  private final BufferAllocator allocator = new RootAllocator();
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
-
+class AbsDateAddKernelsTest extends AllocatorTest {
   private static final DataType[] NUMERIC = {DataTypes.ByteType, DataTypes.ShortType, DataTypes.IntegerType,
       DataTypes.LongType, DataTypes.FloatType, DataTypes.DoubleType, DataTypes.createDecimalType(9, 2),
       DataTypes.createDecimalType(18, 0), DataTypes.createDecimalType(19, 4), DataTypes.createDecimalType(38, 10),

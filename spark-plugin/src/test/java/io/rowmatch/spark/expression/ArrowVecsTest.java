@@ -7,25 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.IntVector;
 import org.apache.spark.sql.types.DataTypes;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * Reading selected rows of an Arrow column (a join condition over its matched pairs): values and validity against
  * the vector's own accessors, row by row, for selections that do and do not touch the column's nulls.
  */
-class ArrowVecsTest {
-  private final BufferAllocator allocator = new RootAllocator();
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
-
+class ArrowVecsTest extends AllocatorTest {
   private IntVector column(int rows, double nullShare, Random random) {
     IntVector v = new IntVector("c", allocator);
     v.allocateNew(Math.max(rows, 1));

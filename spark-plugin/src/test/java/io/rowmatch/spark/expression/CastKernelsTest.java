@@ -2,31 +2,23 @@ package io.rowmatch.spark.expression;
 
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.unsafe.types.UTF8String;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import scala.Option;
+
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * Casts date -> timestamp, timestamp -> date (in fixed-offset zones and zones with transitions, around DST
  * changes, before 1970 and far in the future) and string -> date (Spark's accepted forms, padding, invalid
  * strings: null, or Spark's error under ANSI) against Spark's own Cast row by row (SparkDifferential).
  */
-class CastKernelsTest {
-  private final BufferAllocator allocator = new RootAllocator();
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
-
+class CastKernelsTest extends AllocatorTest {
   private static final String[] ZONES = {"UTC", "America/Los_Angeles", "Europe/Berlin", "Asia/Kolkata", "+05:45",
       "-08:00", "Australia/Lord_Howe", "Pacific/Apia"};
 

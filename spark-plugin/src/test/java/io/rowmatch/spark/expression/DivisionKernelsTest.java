@@ -3,7 +3,6 @@ package io.rowmatch.spark.expression;
 import java.util.Random;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Divide$;
 import org.apache.spark.sql.catalyst.expressions.EvalMode$;
@@ -14,23 +13,17 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.DecimalType;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import scala.Enumeration;
+
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * /, % and pmod against Spark's own Divide, Remainder and Pmod evaluated row by row (SparkDifferential): random batches of
  * sizes 0/1/63/64/65/300 with nulls, zero divisors (0, 0.0, -0.0), integral extremes (MIN % -1), NaN, infinities,
  * decimals at 10^p - 1, ANSI on (Spark's error, or, with the zero divisors removed, its values) and off.
  */
-class DivisionKernelsTest {
-  private final BufferAllocator allocator = new RootAllocator();
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
-
+class DivisionKernelsTest extends AllocatorTest {
   static Enumeration.Value mode(boolean ansi) {
     return ansi ? EvalMode$.MODULE$.ANSI() : EvalMode$.MODULE$.LEGACY();
   }

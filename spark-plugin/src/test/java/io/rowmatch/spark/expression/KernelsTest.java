@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.regex.Pattern;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
@@ -56,9 +54,10 @@ import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.types.UTF8String;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import scala.jdk.javaapi.CollectionConverters;
+
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * The kernels' building blocks against obvious references: 128-bit arithmetic against BigInteger, years against
@@ -66,14 +65,7 @@ import scala.jdk.javaapi.CollectionConverters;
  * Spark's own Add/Subtract/Multiply evaluated row by row, at precisions 9/18/19/38, overflow included, ANSI on
  * and off.
  */
-class KernelsTest {
-  private final BufferAllocator allocator = new RootAllocator();
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
-
+class KernelsTest extends AllocatorTest {
   private static BigInteger big(Int128 x) {
     return Int128.toBigInteger(x.hi, x.lo);
   }

@@ -2,8 +2,6 @@ package io.rowmatch.spark.expression;
 
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.catalyst.expressions.BRound;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
@@ -12,8 +10,9 @@ import org.apache.spark.sql.catalyst.expressions.Round;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DecimalType;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * round (HALF_UP) and bround (HALF_EVEN) against Spark's own Round and BRound row by row (SparkDifferential):
@@ -21,14 +20,7 @@ import org.junit.jupiter.api.Test;
  * NaN, infinities, -0.0, integral extremes (a negative scale's overflow wraps, or Spark's error under ANSI),
  * sizes 0/1/63/64/65/300.
  */
-class RoundKernelsTest {
-  private final BufferAllocator allocator = new RootAllocator();
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
-
+class RoundKernelsTest extends AllocatorTest {
   private static final int[] SCALES = {-18, -7, -3, -2, -1, 0, 1, 2, 3, 5, 9, 18, 40};
 
   @Test

@@ -2,8 +2,6 @@ package io.rowmatch.spark.expression;
 
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Concat;
 import org.apache.spark.sql.catalyst.expressions.Expression;
@@ -11,22 +9,16 @@ import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.unsafe.types.UTF8String;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import scala.jdk.javaapi.CollectionConverters;
+
+import io.rowmatch.core.testing.AllocatorTest;
 
 /**
  * String kernels against Spark's own evaluation (SparkDifferential): random batches of sizes 0/1/63/64/65/300 with
  * nulls, empty, multibyte and long strings.
  */
-class StringKernelsTest {
-  private final BufferAllocator allocator = new RootAllocator();
-
-  @AfterEach
-  void close() {
-    allocator.close();
-  }
-
+class StringKernelsTest extends AllocatorTest {
   private static Expression concat(Expression... children) {
     return new Concat(CollectionConverters.asScala(java.util.List.of(children)).toSeq());
   }

@@ -11,8 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
@@ -24,10 +22,10 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import scala.jdk.javaapi.CollectionConverters;
 
+import io.rowmatch.core.testing.AllocatorTest;
 import io.rowmatch.spark.arrow.RandomSparkRows;
 import io.rowmatch.spark.arrow.RowsToArrowBatches;
 
@@ -36,14 +34,8 @@ import io.rowmatch.spark.arrow.RowsToArrowBatches;
  * every row, for every supported key type and combination, with nulls, empty and multibyte strings:
  * a Rowmatch exchange and a vanilla one must put each key in the same partition.
  */
-class ColumnarPartitionIdsTest {
+class ColumnarPartitionIdsTest extends AllocatorTest {
   private static final String TZ = "UTC";
-  private final BufferAllocator allocator = new RootAllocator();
-
-  @AfterEach
-  void closeAllocator() {
-    allocator.close(); // fails on a leak
-  }
 
   /** The every-type schema's columns the columnar ids support. */
   private static List<Integer> supportedColumns(StructType schema) {

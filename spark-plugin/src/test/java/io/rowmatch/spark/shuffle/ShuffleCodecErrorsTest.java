@@ -13,7 +13,6 @@ import java.util.NoSuchElementException;
 import java.util.Random;
 
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -27,33 +26,21 @@ import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.rowmatch.core.testing.AllocatorTest;
 import io.rowmatch.spark.arrow.RandomSparkRows;
 import io.rowmatch.spark.arrow.RowsToArrowBatches;
 import io.rowmatch.spark.memory.TaskArrowMemory;
 
 /** Bad input on either side: clear errors naming what is wrong, nothing read out of bounds, nothing leaked. */
-class ShuffleCodecErrorsTest {
+class ShuffleCodecErrorsTest extends AllocatorTest {
   private static final String TZ = "UTC";
   private static final StructType SCHEMA = new StructType().add("i", DataTypes.IntegerType)
       .add("s", DataTypes.StringType).add("f", DataTypes.BooleanType).add("d", DataTypes.createDecimalType(20, 3))
       .add("n", DataTypes.NullType);
   private static final StructType STRINGS = new StructType().add("s", DataTypes.StringType, false);
 
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close(); // fails on a leaked buffer
-  }
 
   /** Records of the given rows, all in partition 0, source batches of sourceBatchSize rows. */
   private List<byte[]> records(StructType schema, int rows, int sourceBatchSize, long seed) {

@@ -11,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.util.ValueVectorUtility;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -23,10 +21,9 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.types.UTF8String;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.rowmatch.core.testing.AllocatorTest;
 import io.rowmatch.spark.arrow.RandomSparkRows;
 import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
 import io.rowmatch.spark.arrow.RowsToArrowBatches;
@@ -37,23 +34,12 @@ import io.rowmatch.spark.arrow.RowsToArrowBatches;
  * getters on both sides), for every flat type, many partition counts, sizes and batch sizes. Each batch's
  * size as UnsafeRows (the statistics AQE reads) must equal what Spark's own UnsafeProjection gives.
  */
-class ShuffleRoundTripTest {
+class ShuffleRoundTripTest extends AllocatorTest {
   private static final String TZ = "America/Los_Angeles";
   private static final int[] SIZES = {0, 1, 63, 64, 65, 1000};
   private static final int[] PARTITIONS = {1, 2, 17, 300};
   private static final int[] DECODE_BATCH_SIZES = {1, 7, 64, 1 << 20};
 
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void open() {
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void close() {
-    allocator.close(); // fails on a leaked buffer
-  }
 
   /** What the encoder emitted and what each partition must decode to. */
   private static final class Shuffled {
