@@ -112,4 +112,41 @@ class SetOperationsSuite extends RowmatchQueryTest {
     checkEverywhere("select k, count(*) from (select k, sum(v) x from big group by k union all " +
       "select v % 7 k, count(*) x from small group by v % 7) group by k")
   }
+
+  test("a UNION ALL of filtered, projected scans read by a join runs on Arrow batches, branches included") {
+    val dir = java.nio.file.Files.createTempDirectory("rowmatch-union-scans").toFile
+    try {
+      val sales = new java.io.File(dir, "sales").getPath
+      val returns = new java.io.File(dir, "returns").getPath
+      spark.range(0, 20000).selectExpr("CASE WHEN id % 11 = 0 THEN null ELSE id % 300 END AS store",
+        "cast(id % 97 AS decimal(7,2)) AS price").write.parquet(sales)
+      spark.range(0, 3000).selectExpr("CASE WHEN id % 13 = 0 THEN null ELSE id % 300 END AS store",
+        "cast(id % 89 AS decimal(7,2)) AS amt").write.parquet(returns)
+      spark.read.parquet(sales).createOrReplaceTempView("u_sales")
+      spark.read.parquet(returns).createOrReplaceTempView("u_returns")
+      val stores = new java.io.File(dir, "stores").getPath
+      spark.range(0, 300).selectExpr("id AS sk", "concat('s', id % 40) AS name").write.parquet(stores)
+      spark.read.parquet(stores).createOrReplaceTempView("u_store")
+      // q5's shape: each branch renames and fills the other branch's columns with 0.00.
+      def q(returnsBranch: String) = spark.sql("SELECT /*+ BROADCAST(u_store) */ name, sum(price) p, sum(amt) a " +
+        "FROM (SELECT store, price, 0.00 AS amt FROM u_sales WHERE store IS NOT NULL UNION ALL " +
+        s"$returnsBranch) x JOIN u_store ON x.store = u_store.sk GROUP BY name")
+      val columnar = "SELECT store, 0.00 AS price, amt FROM u_returns WHERE store IS NOT NULL AND amt > 1"
+      withConf("spark.rowmatch.placement.enabled" -> "true") {
+        checkAnswerAndOperators(q(columnar), mustRun = Seq("RowmatchUnion", "RowmatchHashJoin", "RowmatchFilter"),
+          noVanilla = Seq(classOf[org.apache.spark.sql.execution.FilterExec],
+            classOf[org.apache.spark.sql.execution.ProjectExec]))
+        // A branch the kernels cannot run keeps the union (and the other branch) on rows: one conversion above it.
+        spark.udf.register("u_same", (d: java.math.BigDecimal) => d)
+        val rows = checkAnswerAndOperators(q(columnar.replace("amt FROM", "u_same(amt) AS amt FROM")),
+          mustRun = Seq("RowmatchHashJoin"))
+        assert(rows.nonEmpty)
+        val mixed = q(columnar.replace("amt FROM", "u_same(amt) AS amt FROM"))
+        mixed.collect()
+        assert(!executedNodes(mixed).exists(_.isInstanceOf[RowmatchUnionExec]), planText(mixed))
+      }
+    } finally {
+      org.apache.commons.io.FileUtils.deleteDirectory(dir)
+    }
+  }
 }

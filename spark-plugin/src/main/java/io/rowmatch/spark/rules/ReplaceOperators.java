@@ -7,8 +7,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.FilterExec;
 import org.apache.spark.sql.execution.ProjectExec;
+import org.apache.spark.sql.execution.RowmatchUnionExec;
 import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.UnionExec;
 import org.apache.spark.sql.execution.exchange.BroadcastExchangeExec;
 import org.apache.spark.sql.execution.exchange.Exchange;
 import org.apache.spark.sql.execution.exchange.RowmatchBroadcastExchangeExec;
@@ -19,6 +21,7 @@ import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.spark.aggregate.AggregatePlanner;
 import io.rowmatch.spark.arrow.ArrowBatchConsumer;
+import io.rowmatch.spark.arrow.ArrowBatchProducer;
 import io.rowmatch.spark.arrow.ArrowSettings;
 import io.rowmatch.spark.arrow.RowmatchFilterExec;
 import io.rowmatch.spark.arrow.RowmatchProjectExec;
@@ -76,7 +79,8 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     boolean changed = false;
     for (int i = 0; i < children.size(); i++) {
       SparkPlan original = children.get(i);
-      SparkPlan child = consumesArrow(node, i) ? arrowInput(original, conf) : broadcastInput(node, original, conf);
+      SparkPlan child = consumesArrow(node, i) ? arrowInput(original, conf, pass)
+          : broadcastInput(node, original, conf);
       if (child != original) {
         PlacementPolicy.markReplaced(child, original, pass);
       }
@@ -123,9 +127,12 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
    * filter, and a pure column pick whatever their input; a computing one over columnar input only: over rows
    * the conversion would just move below it). Otherwise it stays Spark's, with the reason.
    */
-  private static SparkPlan arrowInput(SparkPlan child, RowmatchConf conf) {
+  private static SparkPlan arrowInput(SparkPlan child, RowmatchConf conf, long pass) {
     if (PlacementPolicy.keptVanilla(child)) {
       return child;
+    }
+    if (child instanceof UnionExec union && !(child instanceof RowmatchUnionExec)) {
+      return unionInput(union, conf, pass);
     }
     if (child instanceof ShuffleExchangeExec shuffle) {
       return ShufflePlanner.replace(shuffle, conf);
@@ -144,6 +151,35 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
       }
     }
     return child;
+  }
+
+  /**
+   * A union read as Arrow (TPC-DS q5's sales UNION ALL returns under a join): each input is read as Arrow too, so a
+   * branch's Filter or Project over a scan runs on its batches and the union runs columnar (RowmatchUnion), instead
+   * of every branch making rows for one rows->Arrow conversion above the union. Only when every input then hands
+   * up batches: a union with one row-based input would convert the others back to rows.
+   */
+  private static SparkPlan unionInput(UnionExec union, RowmatchConf conf, long pass) {
+    List<SparkPlan> inputs = CollectionConverters.asJava(union.children());
+    List<SparkPlan> columnar = new ArrayList<>(inputs.size());
+    boolean changed = false;
+    for (SparkPlan input : inputs) {
+      SparkPlan c = arrowInput(input, conf, pass);
+      if (!(runsColumnar(c) || c instanceof ArrowBatchProducer)) {
+        return union;
+      }
+      if (c != input) {
+        PlacementPolicy.markReplaced(c, input, pass);
+        changed = true;
+      }
+      columnar.add(c);
+    }
+    if (!changed) {
+      return union;
+    }
+    SparkPlan replaced = union.withNewChildren(CollectionConverters.asScala(columnar).toSeq());
+    replaced.copyTagsFrom(union);
+    return replaced;
   }
 
   /**
