@@ -149,7 +149,9 @@ class ColumnarExpressionsSuite extends RowmatchQueryTest {
   private def comparisons(c: String): Seq[String] = Seq(s"${c}a = ${c}b", s"${c}a <=> ${c}b", s"${c}a < ${c}b",
     s"${c}a <= ${c}b", s"${c}a > ${c}b", s"${c}a >= ${c}b", s"${c}a <> ${c}b", s"${c}a IS NULL",
     s"${c}a IS NOT NULL", s"coalesce(${c}a, ${c}b)", s"if(${c}a < ${c}b, ${c}a, ${c}b)",
-    s"CASE WHEN ${c}a > ${c}b THEN ${c}a WHEN ${c}a IS NULL THEN ${c}b END", s"${c}a IN (${c}b, ${c}a)")
+    s"CASE WHEN ${c}a > ${c}b THEN ${c}a WHEN ${c}a IS NULL THEN ${c}b END", s"${c}a IN (${c}b, ${c}a)",
+    // one branch, null otherwise: its value's validity is masked rather than blended (fixed-width types)
+    s"CASE WHEN ${c}a > ${c}b THEN ${c}b END", s"if(${c}a <=> ${c}b, null, ${c}a)", s"if(${c}b IS NULL, ${c}a, null)")
 
   private val numeric = Seq("i8", "i16", "i32", "i64", "f32", "f64", "d9", "d18", "d19", "d38")
 
@@ -357,7 +359,9 @@ class ColumnarExpressionsSuite extends RowmatchQueryTest {
       // one failing expression per query: with several, Spark reports the first failing row's, and a batch at
       // a time may meet another expression's failure first
       Seq("CASE WHEN i32a > 0 AND i32a < 1000 THEN i32a * 1000 ELSE 0 END", "if(i64a = 0, null, i64b * 2)",
-        "coalesce(i8a, i8b + i8b)", "if(i32b > 0, i32a + i32b, 0)").foreach(e => project(Seq(e)))
+        "coalesce(i8a, i8b + i8b)", "if(i32b > 0, i32a + i32b, 0)",
+        "CASE WHEN i32a > 0 AND i32a < 1000 THEN i32a * 1000000 END",
+        "if(i32a > -1000 AND i32a < 1000, i32a * 1000000, null)").foreach(e => project(Seq(e)))
     }
   }
 
