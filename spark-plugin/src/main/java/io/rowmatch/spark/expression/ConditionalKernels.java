@@ -127,7 +127,7 @@ final class ConditionalKernels {
       this.value = value;
     }
 
-    /** Whether e, with this otherwise (null: none), is a fixed-width value under a single condition, else null. */
+    /** Whether e, with this otherwise (null: none), is a fixed-width value under one condition, null otherwise. */
     static boolean fits(Expression e, Expression otherwise) {
       int kind = Vec.kindOf(e.dataType());
       boolean fixed = kind == Vec.BOOL || kind == Vec.LONG || kind == Vec.DOUBLE || kind == Vec.DECIMAL;
