@@ -123,9 +123,7 @@ public final class ConvertOnReadColumn extends ReadThroughArrowColumn {
       } else {
         FieldVector v;
         if (fewRows(count)) {
-          GATHERS.incrementAndGet();
-          v = gatherer.gather(source, kept, count, target.getName(), target.getField().isNullable(), timeZone,
-              allocator);
+          v = fromSpark(kept, count, target.getField(), allocator);
         } else {
           copy.copy(source, sourceRows);
           v = target.getField().createVector(allocator);
@@ -143,6 +141,12 @@ public final class ConvertOnReadColumn extends ReadThroughArrowColumn {
     return whole;
   }
 
+  /** Source rows {@code rows[0..n)} read one by one from Spark's column into a new vector named as field. */
+  private FieldVector fromSpark(int[] rows, int n, Field field, BufferAllocator allocator) {
+    GATHERS.incrementAndGet();
+    return gatherer.gather(source, rows, n, field.getName(), field.isNullable(), timeZone, allocator);
+  }
+
   /** Whether n rows are few enough of the source batch to read them one by one from Spark's column. */
   private boolean fewRows(int n) {
     return (long) n * 4 < 3L * sourceRows;
@@ -156,9 +160,7 @@ public final class ConvertOnReadColumn extends ReadThroughArrowColumn {
   public FieldVector gather(int[] at, int n, Field field, BufferAllocator allocator) {
     checkRows(at, n);
     if (whole == null && fewRows(n)) {
-      GATHERS.incrementAndGet();
-      return gatherer.gather(source, kept == null ? at : sourceRowsOf(at, n), n, field.getName(), field.isNullable(),
-          timeZone, allocator);
+      return fromSpark(kept == null ? at : sourceRowsOf(at, n), n, field, allocator);
     }
     FieldVector out = field.createVector(allocator);
     try {
