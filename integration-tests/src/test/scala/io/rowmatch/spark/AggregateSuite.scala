@@ -86,10 +86,73 @@ class AggregateSuite extends RowmatchQueryTest {
   }
 
   test("mixed plan: a vanilla partial stage feeds a Rowmatch final stage through Spark's buffers") {
-    // A FILTER clause keeps the partial vanilla (only the partial applies it); the final is Rowmatch.
+    // first() FILTER keeps the partial vanilla (only the partial applies it); the final is Rowmatch.
     val rows = checkAnswerAndOperator(mixed.groupBy("b").agg(count("*"), sum("l"), avg("d"), min("i"),
-      expr("count(*) FILTER (WHERE i > 0)")), exactOperators = Some(1), tolerance = 1e-12)
+      expr("count(*) FILTER (WHERE i > 0)"), expr("first(b) FILTER (WHERE i > 0)")), exactOperators = Some(1),
+      tolerance = 1e-12)
     assert(rows.size == 3)
+  }
+
+  test("FILTER clauses: rows the filter rejects (false or null) are skipped, as in Spark's stage reading rows") {
+    // b is null in a fifth of the rows (a null filter rejects them); i > 100 rejects every row of every group
+    val rows = checkAnswerAndOperator(mixed.groupBy("b").agg(
+      expr("count(*) FILTER (WHERE d > 0)"), expr("count(i) FILTER (WHERE b)"),
+      expr("count(i, l) FILTER (WHERE s = '')"), expr("sum(l) FILTER (WHERE i > 0)"),
+      expr("sum(d) FILTER (WHERE i IS NULL)"), expr("avg(i) FILTER (WHERE l < 0)"),
+      expr("avg(d) FILTER (WHERE s <> 'a')"), expr("min(s) FILTER (WHERE i = 2)"),
+      expr("max(l) FILTER (WHERE NOT b)"), expr("max(d) FILTER (WHERE i < 0)"),
+      expr("stddev(d) FILTER (WHERE l > 0)"), expr("var_pop(d) FILTER (WHERE i >= 0)"),
+      expr("last(b, true) FILTER (WHERE i > 0)"), expr("sum(i) FILTER (WHERE i > 100)"),
+      expr("count(*) FILTER (WHERE i > 100)"), sum("l")),
+      exactOperators = Some(2), tolerance = 1e-12)
+    assert(rows.size == 3 && rows.forall(r => r.isNullAt(14) && r.getLong(15) == 0L), rows)
+    // one group (no keys), a computed filter, and the same function with and without a filter
+    checkAnswerAndOperator(mixed.agg(expr("sum(l) FILTER (WHERE l * 2 + i > 10)"), sum("l"),
+      expr("count(*) FILTER (WHERE s LIKE '%b%')"), count("*")), exactOperators = Some(2))
+    // decimals: Spark's sum and avg result types; a group nothing passes gives null
+    val dec = frame(decSchema, decRows)
+    checkAnswerAndOperator(dec.groupBy("k").agg(expr("sum(d) FILTER (WHERE w > 0)"),
+      expr("avg(e) FILTER (WHERE k % 2 = 0)"), expr("sum(w) FILTER (WHERE d IS NOT NULL)")), exactOperators = Some(2))
+    // next to a DISTINCT function (Spark's one-distinct plan applies the filter in its first stage)
+    checkAnswerAndOperator(mixed.groupBy("b").agg(countDistinct("i"), expr("sum(l) FILTER (WHERE i > 0)")),
+      minOperators = 2)
+    // first() reads its input only until set, so its FILTER cannot become its input: vanilla, with the reason
+    val df = withConf("spark.rowmatch.enabled" -> "true") {
+      val d = mixed.groupBy("b").agg(expr("first(l) FILTER (WHERE i > 0)"))
+      d.collect()
+      d
+    }
+    assert(fallbackReasons(df).exists(_.contains("aggregate FILTER clause")), fallbackReasons(df))
+  }
+
+  test("FILTER clauses under ANSI: a filter's error is Spark's; a computed input under a filter stays vanilla") {
+    val big = frame(StructType(Seq(StructField("k", IntegerType), StructField("v", LongType))),
+      Seq(Row(1, Long.MaxValue), Row(1, 1L), Row(2, 3L)), partitions = 1)
+    withConf("spark.sql.ansi.enabled" -> "true") {
+      // the filter is evaluated on every row, by Spark and by the kernels below the Rowmatch aggregate
+      val rows = checkAnswerAndOperator(big.groupBy("k").agg(expr("sum(v) FILTER (WHERE v < 100)"),
+        expr("count(*) FILTER (WHERE v < 100)")), exactOperators = Some(2))
+      assert(rows.toSet == Set(Row(1, 1L, 1L), Row(2, 3L, 1L)), rows)
+      val failing = big.groupBy("k").agg(expr("sum(v) FILTER (WHERE v * 2 > 0)"))
+      val vanilla = withConf("spark.rowmatch.enabled" -> "false")(intercept[Exception](failing.collect()))
+      val ours = withConf("spark.rowmatch.enabled" -> "true") {
+        val df = big.groupBy("k").agg(expr("sum(v) FILTER (WHERE v * 2 > 0)"))
+        val e = intercept[Exception](df.collect())
+        assert(rowmatchAggregates(df) == 2, df.queryExecution.executedPlan.treeString)
+        e
+      }
+      assert(String.valueOf(vanilla.getMessage).contains("ARITHMETIC_OVERFLOW"), vanilla)
+      assert(String.valueOf(ours.getMessage).contains("ARITHMETIC_OVERFLOW"), ours)
+      // Spark's generated code evaluates sum's input before the filter (subexpression elimination), max's after
+      // it: a computed input under a filter keeps the partial vanilla, which does whichever Spark does
+      val computed = withConf("spark.rowmatch.enabled" -> "true") {
+        val df = big.groupBy("k").agg(expr("max(v * 2) FILTER (WHERE v < 100)"))
+        assert(df.collect().toSet == Set(Row(1, 2L), Row(2, 6L)))
+        df
+      }
+      assert(fallbackReasons(computed).exists(_.contains("FILTER clause over the computed input")),
+        fallbackReasons(computed))
+    }
   }
 
   test("computed group keys (a literal key) run through Spark's projection below the aggregate") {
@@ -283,9 +346,10 @@ class AggregateSuite extends RowmatchQueryTest {
 
   test("decimal sum mixes with vanilla stages in both directions") {
     val dec = frame(decSchema, decRows)
-    // vanilla partial (a FILTER clause, which only the partial applies) feeding a Rowmatch final
+    // vanilla partial (first() FILTER, which only the partial applies) feeding a Rowmatch final
     val vanillaFirst = checkAnswerAndOperator(
-      dec.groupBy("k").agg(expr("sum(w) FILTER (WHERE d > 0)"), expr("sum(d) FILTER (WHERE w < 0)")),
+      dec.groupBy("k").agg(expr("sum(w) FILTER (WHERE d > 0)"), expr("sum(d) FILTER (WHERE w < 0)"),
+        expr("first(k) FILTER (WHERE d > 0)")),
       exactOperators = Some(1))
     assert(vanillaFirst.size == 9)
     // Rowmatch partial feeding a vanilla final (its output is an interval, which we do not produce)
@@ -338,8 +402,9 @@ class AggregateSuite extends RowmatchQueryTest {
     val t = dec.groupBy("k").agg(avg("d"), avg("w")).schema
     assert(t(1).dataType == DecimalType(16, 6) && t(2).dataType == DecimalType(34, 9), t)
     checkAnswerAndOperator(dec.agg(avg("w"), avg("d")), minOperators = 2)
-    // a vanilla partial (FILTER) feeding a Rowmatch final, and a Rowmatch partial feeding a vanilla final
-    checkAnswerAndOperator(dec.groupBy("k").agg(expr("avg(w) FILTER (WHERE d > 0)")), exactOperators = Some(1))
+    // a vanilla partial (first() FILTER) feeding a Rowmatch final, and a Rowmatch partial feeding a vanilla final
+    checkAnswerAndOperator(dec.groupBy("k").agg(expr("avg(w) FILTER (WHERE d > 0)"),
+      expr("first(k) FILTER (WHERE d > 0)")), exactOperators = Some(1))
     checkAnswerAndOperator(dec.groupBy("k").agg(
       expr("make_dt_interval(0, 0, 0, cast(avg(d) / 1000000 as decimal(18, 6)))").as("iv"), avg("w")),
       exactOperators = Some(1))

@@ -10,7 +10,9 @@ import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.ExprId;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.If;
 import org.apache.spark.sql.catalyst.expressions.KnownFloatingPointNormalized;
+import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction;
@@ -164,11 +166,6 @@ public final class AggregatePlanner {
         }
         mode = PartialMerge$.MODULE$;
       }
-      // Spark applies FILTER only where raw rows are read (Partial, Complete); merging stages ignore it.
-      boolean readsRows = e.mode().equals(Partial$.MODULE$) || e.mode().equals(Complete$.MODULE$);
-      if (e.filter().isDefined() && readsRows) {
-        throw new Refusal("aggregate FILTER clause in " + e.sql());
-      }
     }
     boolean merge = mode != null && (mode.equals(PartialMerge$.MODULE$) || mode.equals(Final$.MODULE$));
     boolean finalResults = mode == null || mode.equals(Final$.MODULE$) || mode.equals(Complete$.MODULE$);
@@ -260,6 +257,10 @@ public final class AggregatePlanner {
       if (mergesBuffers) {
         nextBuffer += bufferCount;
       }
+      // Spark applies FILTER only where raw rows are read (Partial, Complete); merging stages ignore it.
+      if (e.filter().isDefined() && !mergesBuffers) {
+        f = filteredAsNullInput(e);
+      }
       functions.add(function(e, f, mergesBuffers, mergeInputs, inputs, childOutput));
     }
 
@@ -322,6 +323,33 @@ public final class AggregatePlanner {
         pick == null ? new ArrayList<>(result) : null, new ArrayList<>(intermediate), outputSchema,
         conf.sessionTimeZone(), conf.batchSize(), conf.memoryLimitBytes(), "RowmatchHashAggregate",
         mayPassThrough ? conf.skipPartialMinRows() : 0, conf.skipPartialRatio());
+  }
+
+  /**
+   * {@code f(x) FILTER (WHERE c)} as {@code f(IF(c, x, NULL))}: exact for a function that skips null inputs,
+   * since a row the filter rejects (c false or null) then leaves the buffer as Spark's filter would. Only over
+   * inputs that are columns or literals: whether Spark evaluates a computed input on the rows its filter rejects
+   * depends on its generated code (sum's input, used twice in its update, is evaluated before the filter by
+   * subexpression elimination; max's is not), so a computed input could raise an ANSI error where Spark does not,
+   * or miss one it raises. Count masks its first input: one null input stops the count.
+   */
+  private static AggregateFunction filteredAsNullInput(AggregateExpression e) {
+    AggregateFunction f = e.aggregateFunction();
+    SupportedFunction supported = AggregateFunctions.of(f);
+    if (supported == null || !supported.skipsNullInput(f) || f.children().isEmpty()) {
+      throw new Refusal("aggregate FILTER clause in " + e.sql() + " (taken only by functions that skip null"
+          + " inputs)");
+    }
+    List<Expression> children = new ArrayList<>(CollectionConverters.asJava(f.children()));
+    for (Expression child : children) {
+      if (!(child instanceof AttributeReference) && !(child instanceof Literal)) {
+        throw new Refusal("aggregate FILTER clause over the computed input " + child.sql() + " in " + e.sql()
+            + " (Spark may or may not evaluate it where the filter fails)");
+      }
+    }
+    Expression x = children.get(0);
+    children.set(0, new If(e.filter().get(), x, Literal.create(null, x.dataType())));
+    return (AggregateFunction) f.withNewChildren(CollectionConverters.asScala(children).toSeq());
   }
 
   /** Whether the function reads Spark's buffer columns (PartialMerge, Final) rather than raw input rows. */

@@ -68,4 +68,9 @@ public final class AvgFunction implements SupportedFunction {
     count.setValueCount(rows);
     out.add(count);
   }
+
+  @Override
+  public boolean skipsNullInput(AggregateFunction f) {
+    return true; // Spark's update keeps sum and count where the input is null
+  }
 }

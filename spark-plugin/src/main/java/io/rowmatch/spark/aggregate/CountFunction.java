@@ -67,4 +67,9 @@ public final class CountFunction implements SupportedFunction {
     c.setValueCount(rows);
     out.add(c);
   }
+
+  @Override
+  public boolean skipsNullInput(AggregateFunction f) {
+    return true; // a null in any input keeps the row from counting
+  }
 }

@@ -22,4 +22,9 @@ public final class LastFunction implements SupportedFunction {
     // Unlike first(), Spark's last evaluates its input on every row, so a computed input is fine.
     return p.spec(LAST, p.inputs(last.child()), false, last.ignoreNulls());
   }
+
+  @Override
+  public boolean skipsNullInput(AggregateFunction f) {
+    return ((Last) f).ignoreNulls();
+  }
 }

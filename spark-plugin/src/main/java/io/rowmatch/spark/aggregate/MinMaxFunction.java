@@ -75,4 +75,9 @@ public final class MinMaxFunction implements SupportedFunction {
     p.expectBuffers(in);
     return p.spec(kernel, p.inputs(child), false, false);
   }
+
+  @Override
+  public boolean skipsNullInput(AggregateFunction f) {
+    return true; // Spark's update keeps the buffer where the input is null
+  }
 }

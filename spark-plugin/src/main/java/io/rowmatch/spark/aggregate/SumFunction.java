@@ -90,4 +90,9 @@ public final class SumFunction implements SupportedFunction {
       List<FieldVector> out, List<FieldVector> owned) {
     out.add(p.doublesOf(columns[f.inputOrdinals[0]], rows, f.bufferFields[0], owned, false));
   }
+
+  @Override
+  public boolean skipsNullInput(AggregateFunction f) {
+    return true; // Spark's update keeps the buffer where the input is null
+  }
 }

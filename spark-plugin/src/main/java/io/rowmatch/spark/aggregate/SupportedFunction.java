@@ -16,4 +16,13 @@ interface SupportedFunction {
    * context's helpers refuse the same way). Never a spec that might give an answer other than Spark's.
    */
   FunctionSpec plan(AggregateFunction f, FunctionPlanning p);
+
+  /**
+   * Whether a row whose first input is null leaves {@code f}'s buffer as it was, as a row its FILTER clause
+   * rejects does: then {@code f(x) FILTER (WHERE c)} is planned as {@code f(IF(c, x, NULL))} (see
+   * AggregatePlanner). False unless the entry says so.
+   */
+  default boolean skipsNullInput(AggregateFunction f) {
+    return false;
+  }
 }

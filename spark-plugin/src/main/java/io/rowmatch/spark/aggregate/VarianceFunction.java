@@ -106,4 +106,9 @@ public final class VarianceFunction implements SupportedFunction {
     out.add(avg);
     out.add(m2);
   }
+
+  @Override
+  public boolean skipsNullInput(AggregateFunction f) {
+    return true; // Spark's CentralMomentAgg keeps its moments where the input is null
+  }
 }
