@@ -22,7 +22,9 @@ done
 rm -rf "$out" && mkdir -p "$out/rec"
 read -r -a jvm_flags < bench/target/classes/rowmatch-jvm-flags.txt
 # A directory as filename: each JVM writes its own <pid>-<time>.jfr there. 10 ms sampling ("profile" settings).
-JAVA_TOOL_OPTIONS="-XX:StartFlightRecording=settings=profile,filename=$out/rec/,dumponexit=true" \
+# DebugNonSafepoints: without it a sample is attributed to the nearest safepoint's frame (a call or a constructor
+# next to a hot loop), not to the loop.
+JAVA_TOOL_OPTIONS="-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -XX:StartFlightRecording=settings=profile,filename=$out/rec/,dumponexit=true" \
   java "${jvm_flags[@]}" -Xmx2g -XX:+UseParallelGC \
   -cp "bench/target/classes:$(cat bench/target/classpath.txt)" \
   io.rowmatch.bench.tpch.TpchBenchmark --engines "$engine" --results-dir "$out/results" \

@@ -35,6 +35,8 @@ import io.rowmatch.core.hash.RowHasher;
  */
 public final class GroupTable implements AutoCloseable {
   private final String name;
+  /** "GroupTable 'name'", for errors: made once, not on every batch checked. */
+  private final String label;
   private final BufferAllocator allocator;
   private final boolean[] nullsEqual;
   private final boolean[] nansEqual;
@@ -69,6 +71,7 @@ public final class GroupTable implements AutoCloseable {
           + nansEqual.length + ", but there are " + keyFields.size() + " key columns");
     }
     this.name = name == null ? "group table" : name;
+    this.label = "GroupTable '" + this.name + "'";
     this.nullsEqual = nullsEqual.clone();
     this.nansEqual = nansEqual.clone();
     this.hasher = new RowHasher(nansEqual);
@@ -110,7 +113,7 @@ public final class GroupTable implements AutoCloseable {
    */
   public int intern(List<? extends ValueVector> batchKeys, int rowCount, int[] groupIds, int[] newGroupFirstRows) {
     checkUsable();
-    keys.check(batchKeys, rowCount, "GroupTable '" + name + "'");
+    keys.check(batchKeys, rowCount, label);
     if (groupIds == null || newGroupFirstRows == null || groupIds.length < rowCount
         || newGroupFirstRows.length < rowCount) {
       throw new IllegalArgumentException("GroupTable '" + name + "': groupIds and newGroupFirstRows must hold "
@@ -139,7 +142,7 @@ public final class GroupTable implements AutoCloseable {
    */
   void lookup(List<? extends ValueVector> batchKeys, int rowCount, int[] groupIds, ProbeScratch own) {
     checkUsable();
-    keys.check(batchKeys, rowCount, "table '" + name + "'");
+    keys.check(batchKeys, rowCount, label);
     if (rowCount == 0) {
       return;
     }
@@ -158,7 +161,7 @@ public final class GroupTable implements AutoCloseable {
   /** Checks a probe batch against the key schema as {@link #lookup} does, for lookups that bypass the hash. */
   void checkKeys(List<? extends ValueVector> batchKeys, int rowCount) {
     checkUsable();
-    keys.check(batchKeys, rowCount, "table '" + name + "'");
+    keys.check(batchKeys, rowCount, label);
   }
 
   private void hashRows(List<? extends ValueVector> batchKeys, int rowCount, ProbeScratch s) {

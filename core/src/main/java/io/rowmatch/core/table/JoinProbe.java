@@ -53,6 +53,19 @@ public final class JoinProbe {
       table.keys().lookup(probeKeys, rowCount, groupOf, scratch);
     }
     this.rowCount = rowCount;
+    cursorRow = -1;
+    cursorIndex = 0;
+    cursorEnd = 0;
+    if (table.uniqueKeys()) {
+      // A probe row's match is build row groupOf[i] itself: no ranges to look up.
+      for (int i = 0; i < rowCount; i++) {
+        int g = groupOf[i];
+        if (g >= 0) {
+          table.markMatched(g);
+        }
+      }
+      return;
+    }
     // One pass of independent random reads (matched flags, group ranges), which the CPU overlaps well.
     for (int i = 0; i < rowCount; i++) {
       int g = groupOf[i];
@@ -65,9 +78,6 @@ public final class JoinProbe {
         matchEnd[i] = 0;
       }
     }
-    cursorRow = -1;
-    cursorIndex = 0;
-    cursorEnd = 0;
   }
 
   public int rowCount() {
@@ -83,6 +93,9 @@ public final class JoinProbe {
   /** How many build rows probe row {@code row} matches. */
   public int matchCount(int row) {
     checkRow(row);
+    if (table.uniqueKeys()) {
+      return groupOf[row] >= 0 ? 1 : 0;
+    }
     return matchEnd[row] - matchStart[row];
   }
 
@@ -100,6 +113,9 @@ public final class JoinProbe {
     if (limit <= 0 || limit > probeRows.length || limit > buildRows.length) {
       throw new IllegalArgumentException("pair limit " + limit + " outside [1, " + Math.min(probeRows.length,
           buildRows.length) + "] (the output arrays' length)");
+    }
+    if (table.uniqueKeys()) {
+      return nextUniquePairs(probeRows, buildRows, limit);
     }
     int n = 0;
     while (n < limit) {
@@ -128,6 +144,24 @@ public final class JoinProbe {
       n += take;
       cursorIndex += take;
     }
+    return n;
+  }
+
+  /**
+   * Unique build keys: one pair per matched probe row, its build row the group id. Branch-free: every row's pair
+   * is written at n (n < limit, inside both arrays), and n advances only for a match.
+   */
+  private int nextUniquePairs(int[] probeRows, int[] buildRows, int limit) {
+    final int[] groups = groupOf;
+    int n = 0;
+    int r = cursorRow + 1;
+    for (; r < rowCount && n < limit; r++) {
+      int g = groups[r];
+      probeRows[n] = r;
+      buildRows[n] = g;
+      n += (g >>> 31) ^ 1;
+    }
+    cursorRow = r - 1;
     return n;
   }
 

@@ -271,6 +271,11 @@ public final class JoinTable implements AutoCloseable {
     return uniqueKeys ? row : groupOfRow.get(row);
   }
 
+  /** After finish: every build key is distinct, so group g is build row g (a dimension table's surrogate keys). */
+  boolean uniqueKeys() {
+    return uniqueKeys;
+  }
+
   /** Group g's build rows are rowByGroupIndex(i) for groupStart(g) <= i < groupStart(g + 1). */
   int groupStart(int group) {
     return uniqueKeys ? group : groupStart.get(group);

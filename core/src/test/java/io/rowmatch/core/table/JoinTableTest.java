@@ -257,6 +257,81 @@ class JoinTableTest extends AllocatorTest {
   }
 
   /** A pair limit below the arrays' length hands out the same pairs in the same order, at most limit at a time. */
+  /** Unique build keys (each key one build row) take their own pair path: same pairs, order and counts. */
+  @Test
+  void uniqueBuildKeysGiveOnePairPerMatchedProbeRowUnderEveryLimit() {
+    Random rnd = new Random(11);
+    for (int buildSize : new int[] {1, 63, 64, 65, 1000}) {
+      for (boolean dense : new boolean[] {true, false}) {
+        // Dense: keys 0..n-1 shuffled (a direct-address index); sparse: spread over the long range (hashed).
+        long[] keys = new long[buildSize];
+        for (int i = 0; i < buildSize; i++) {
+          keys[i] = dense ? i : rnd.nextLong();
+        }
+        for (int i = buildSize - 1; i > 0; i--) {
+          int j = rnd.nextInt(i + 1);
+          long t = keys[i];
+          keys[i] = keys[j];
+          keys[j] = t;
+        }
+        java.util.Map<Long, Integer> rowOf = new java.util.HashMap<>();
+        for (int i = 0; i < buildSize; i++) {
+          rowOf.put(keys[i], i);
+        }
+        try (JoinTable t = new JoinTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
+            new boolean[] {false}, "unique"); BigIntVector b = longs(allocator, keys)) {
+          t.addBatch(List.of(b), buildSize);
+          t.finish();
+          assertTrue(t.uniqueKeys(), "distinct build keys");
+          for (int probeSize : new int[] {0, 1, 63, 64, 65, 2000}) {
+            try (BigIntVector p = new BigIntVector("k", allocator)) {
+              p.allocateNew(Math.max(probeSize, 1));
+              List<String> want = new ArrayList<>();
+              for (int r = 0; r < probeSize; r++) {
+                int kind = rnd.nextInt(4);
+                if (kind == 0) {
+                  p.setNull(r);
+                  continue;
+                }
+                long k = kind == 1 ? rnd.nextLong() : keys[rnd.nextInt(buildSize)];
+                p.set(r, k);
+                Integer row = rowOf.get(k);
+                if (row != null) {
+                  want.add(r + ":" + row);
+                }
+              }
+              p.setValueCount(probeSize);
+              for (int limit : new int[] {1, 2, 7, 64, 4096}) {
+                JoinProbe probe = t.newProbe();
+                probe.lookup(List.of(p), probeSize);
+                int[] pr = new int[limit];
+                int[] br = new int[limit];
+                List<String> got = new ArrayList<>();
+                int n;
+                while ((n = probe.nextPairs(pr, br, limit)) > 0) {
+                  assertTrue(n <= limit, n + " pairs over the limit " + limit);
+                  for (int k = 0; k < n; k++) {
+                    got.add(pr[k] + ":" + br[k]);
+                  }
+                }
+                assertEquals(0, probe.nextPairs(pr, br, limit));
+                String what = buildSize + " build rows (dense " + dense + "), " + probeSize + " probe rows, limit "
+                    + limit;
+                assertEquals(want, got, what);
+                int matches = 0;
+                for (int r = 0; r < probeSize; r++) {
+                  assertEquals(probe.hasMatch(r) ? 1 : 0, probe.matchCount(r), what);
+                  matches += probe.matchCount(r);
+                }
+                assertEquals(want.size(), matches, what);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
   @Test
   void pairLimitSplitsThePairsWithoutLosingOrReorderingAny() {
     try (JoinTable t = new JoinTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
