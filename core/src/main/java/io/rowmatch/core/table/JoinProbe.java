@@ -27,6 +27,8 @@ public final class JoinProbe {
   private int cursorRow;
   private int cursorIndex;
   private int cursorEnd;
+  /** Unique build keys: how many probe rows of this batch matched (picks the pair loop). */
+  private int uniqueMatches;
 
   JoinProbe(JoinTable table) {
     this.table = table;
@@ -58,12 +60,15 @@ public final class JoinProbe {
     cursorEnd = 0;
     if (table.uniqueKeys()) {
       // A probe row's match is build row groupOf[i] itself: no ranges to look up.
+      int matched = 0;
       for (int i = 0; i < rowCount; i++) {
         int g = groupOf[i];
         if (g >= 0) {
           table.markMatched(g);
+          matched++;
         }
       }
+      uniqueMatches = matched;
       return;
     }
     // One pass of independent random reads (matched flags, group ranges), which the CPU overlaps well.
@@ -148,18 +153,30 @@ public final class JoinProbe {
   }
 
   /**
-   * Unique build keys: one pair per matched probe row, its build row the group id. Branch-free: every row's pair
-   * is written at n (n < limit, inside both arrays), and n advances only for a match.
+   * Unique build keys: one pair per matched probe row, its build row the group id. When under a quarter of the
+   * rows matched (a selective join), a skip over the misses, whose branch is then predictable; otherwise
+   * branch-free: every row's pair is written at n (n < limit, inside both arrays), n advancing only for a match.
    */
   private int nextUniquePairs(int[] probeRows, int[] buildRows, int limit) {
     final int[] groups = groupOf;
     int n = 0;
     int r = cursorRow + 1;
-    for (; r < rowCount && n < limit; r++) {
-      int g = groups[r];
-      probeRows[n] = r;
-      buildRows[n] = g;
-      n += (g >>> 31) ^ 1;
+    if (uniqueMatches * 4L < rowCount) {
+      for (; r < rowCount && n < limit; r++) {
+        int g = groups[r];
+        if (g >= 0) {
+          probeRows[n] = r;
+          buildRows[n] = g;
+          n++;
+        }
+      }
+    } else {
+      for (; r < rowCount && n < limit; r++) {
+        int g = groups[r];
+        probeRows[n] = r;
+        buildRows[n] = g;
+        n += (g >>> 31) ^ 1;
+      }
     }
     cursorRow = r - 1;
     return n;

@@ -283,17 +283,21 @@ class JoinTableTest extends AllocatorTest {
           t.addBatch(List.of(b), buildSize);
           t.finish();
           assertTrue(t.uniqueKeys(), "distinct build keys");
-          for (int probeSize : new int[] {0, 1, 63, 64, 65, 2000}) {
+          // Half the probe rows match, or one in 20 (a selective join: the pairs loop skips the misses).
+          for (int probeSize : new int[] {0, 1, 63, 64, 65, 2000, -2000}) {
+            boolean selective = probeSize < 0;
+            probeSize = Math.abs(probeSize);
             try (BigIntVector p = new BigIntVector("k", allocator)) {
               p.allocateNew(Math.max(probeSize, 1));
               List<String> want = new ArrayList<>();
               for (int r = 0; r < probeSize; r++) {
-                int kind = rnd.nextInt(4);
+                int kind = rnd.nextInt(selective ? 20 : 4);
                 if (kind == 0) {
                   p.setNull(r);
                   continue;
                 }
-                long k = kind == 1 ? rnd.nextLong() : keys[rnd.nextInt(buildSize)];
+                boolean hit = selective ? kind == 2 : kind >= 2;
+                long k = hit ? keys[rnd.nextInt(buildSize)] : rnd.nextLong();
                 p.set(r, k);
                 Integer row = rowOf.get(k);
                 if (row != null) {
@@ -315,8 +319,8 @@ class JoinTableTest extends AllocatorTest {
                   }
                 }
                 assertEquals(0, probe.nextPairs(pr, br, limit));
-                String what = buildSize + " build rows (dense " + dense + "), " + probeSize + " probe rows, limit "
-                    + limit;
+                String what = buildSize + " build rows (dense " + dense + "), " + probeSize + " probe rows"
+                    + (selective ? " (selective)" : "") + ", limit " + limit;
                 assertEquals(want, got, what);
                 int matches = 0;
                 for (int r = 0; r < probeSize; r++) {
