@@ -1,5 +1,6 @@
 package io.rowmatch.spark.arrow;
 
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.function.IntFunction;
 
@@ -158,20 +159,25 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
       return gather(whole, count);
     }
     StructField[] fields = sparkSchema.fields();
+    int[] kept = Arrays.copyOf(rows, count); // one array for the batch's columns (ConvertOnReadColumn keeps it)
     return keptBatch(fields.length, count, c -> whole.column(c) instanceof ConvertOnReadColumn u
-        ? u.select(rows, count, allocator) // read later: its kept rows, or fewer still below a selective join
+        ? u.select(kept, count, allocator) // read later: its kept rows, or fewer still below a selective join
         : new RowReadArrowColumnVector(conjuncts.selectedColumn(spark, c, rows, count, fields[c].name(),
             fields[c].nullable(), timeZone, allocator)));
   }
 
   private ColumnarBatch gather(ColumnarBatch batch, int count) {
+    int[][] kept = new int[1][]; // made for the first column not yet copied, then shared (ConvertOnReadColumn keeps it)
     return keptBatch(batch.numCols(), count, c -> {
       if (batch.column(c) instanceof DeferredGatherVector d) {
         // still deferred: the kept rows' source rows, composed
         return new DeferredGatherVector(d.source(), d.compose(rows, count), count, d.field(), allocator);
       }
       if (batch.column(c) instanceof ConvertOnReadColumn u && !u.isConverted()) {
-        return u.select(rows, count, allocator); // still not copied: whoever reads it copies the kept rows
+        if (kept[0] == null) {
+          kept[0] = Arrays.copyOf(rows, count);
+        }
+        return u.select(kept[0], count, allocator); // still not copied: whoever reads it copies the kept rows
       }
       ValueVector src = vector(batch, c);
       FieldVector out = (FieldVector) src.getField().createVector(allocator);

@@ -81,20 +81,21 @@ public final class ConvertOnReadColumn extends ReadThroughArrowColumn {
   }
 
   /**
-   * This column's rows {@code at[0..n)} (ascending), still not copied: a filter's kept rows. The array is kept;
-   * the new column's kept rows' vector, if it is read whole, comes from {@code allocator}, released when the new
-   * column is closed.
+   * This column's rows {@code at[0..n)} (ascending), still not copied: a filter's kept rows. The array is kept, not
+   * copied, when this column holds its batch's rows (a scan's column): the caller must not change it afterwards,
+   * and may pass the same array to every column of a batch. The new column's kept rows' vector, if it is read
+   * whole, comes from {@code allocator}, released when the new column is closed.
    */
   public ConvertOnReadColumn select(int[] at, int n, BufferAllocator allocator) {
     checkRows(at, n);
-    return new ConvertOnReadColumn(source, sourceRows, sourceRowsOf(at, n), n, target, copy, gatherer, timeZone,
-        allocator);
+    return new ConvertOnReadColumn(source, sourceRows, kept == null ? at : sourceRowsOf(at, n), n, target, copy,
+        gatherer, timeZone, allocator);
   }
 
   private int[] sourceRowsOf(int[] at, int n) {
     int[] out = new int[n];
     for (int i = 0; i < n; i++) {
-      out[i] = kept == null ? at[i] : kept[at[i]];
+      out[i] = kept[at[i]];
     }
     return out;
   }
