@@ -114,11 +114,16 @@ public final class DeferredGatherVector extends ReadThroughArrowColumn {
   /** The source rows of this column's rows {@code at[0..n)} (negative stays null): a gather of this gather. */
   public int[] compose(int[] at, int n) {
     int[] out = new int[n];
+    composeInto(at, n, out, 0);
+    return out;
+  }
+
+  /** {@link #compose}, written into {@code out[from .. from + n)}. */
+  public void composeInto(int[] at, int n, int[] out, int from) {
     for (int i = 0; i < n; i++) {
       int r = at[i];
-      out[i] = r < 0 ? -1 : rows[r];
+      out[from + i] = r < 0 ? -1 : rows[r];
     }
-    return out;
   }
 
   /** Whether {@link #getValueVector()} has gathered the values yet (tests). */

@@ -348,7 +348,6 @@ public final class JoinOutput implements AutoCloseable {
     for (int c = 0; c < width; c++) {
       int[] rows = fromProbe[c] ? probeRows : buildRows;
       ValueVector source = deferredSource(c, build);
-      int[] sourceRows = source == null ? null : deferredRows(c, build, rows, count);
       if (appendedSource[c] != null && appendedSource[c] != source) {
         // Deferred so far, but this chunk's column is not (or has another source): gather what is kept.
         FieldVector v = fields.get(c).createVector(allocator);
@@ -367,9 +366,14 @@ public final class JoinOutput implements AutoCloseable {
         if (kept.length < appendedRows + count) {
           kept = appendedSourceRows[c] = Arrays.copyOf(kept, Math.max(appendedRows + count, kept.length * 2));
         }
-        System.arraycopy(sourceRows, 0, kept, appendedRows, count);
+        // this chunk's source rows, written straight into the batch's (no array of the chunk's own)
+        if (fromProbe[c]) {
+          probeDeferred[ordinal[c]].composeInto(rows, count, kept, appendedRows);
+        } else {
+          System.arraycopy(rows, 0, kept, appendedRows, count);
+        }
       } else if (source != null) {
-        appendWithNulls(source, sourceRows, count, appended[c], appendedRows);
+        appendWithNulls(source, deferredRows(c, build, rows, count), count, appended[c], appendedRows);
       } else if (fromProbe[c] && unconverted(c) != null) {
         // A chunk of a selective join: just its rows from the scan's column, then appended.
         try (FieldVector chunk = unconverted(c).gather(rows, count, fields.get(c), allocator)) {
