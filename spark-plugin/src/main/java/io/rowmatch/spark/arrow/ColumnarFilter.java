@@ -167,17 +167,14 @@ public final class ColumnarFilter implements Iterator<ColumnarBatch>, AutoClosea
   }
 
   private ColumnarBatch gather(ColumnarBatch batch, int count) {
-    int[][] kept = new int[1][]; // made for the first column not yet copied, then shared (ConvertOnReadColumn keeps it)
+    int[] kept = Arrays.copyOf(rows, count); // one array for the batch's columns (ConvertOnReadColumn keeps it)
     return keptBatch(batch.numCols(), count, c -> {
       if (batch.column(c) instanceof DeferredGatherVector d) {
         // still deferred: the kept rows' source rows, composed
         return new DeferredGatherVector(d.source(), d.compose(rows, count), count, d.field(), allocator);
       }
       if (batch.column(c) instanceof ConvertOnReadColumn u && !u.isConverted()) {
-        if (kept[0] == null) {
-          kept[0] = Arrays.copyOf(rows, count);
-        }
-        return u.select(kept[0], count, allocator); // still not copied: whoever reads it copies the kept rows
+        return u.select(kept, count, allocator); // still not copied: whoever reads it copies the kept rows
       }
       ValueVector src = vector(batch, c);
       FieldVector out = (FieldVector) src.getField().createVector(allocator);
