@@ -75,6 +75,19 @@ public final class ConvertOnReadColumn extends ReadThroughArrowColumn {
     return whole != null;
   }
 
+  /** The scan's column this one reads (valid as long as its batch). */
+  public ColumnVector source() {
+    return source;
+  }
+
+  /**
+   * The source rows of this column's rows, or null when they are all of the source's, in order; the array is
+   * shared, never to be changed.
+   */
+  public int[] sourceRowsOrNull() {
+    return kept;
+  }
+
   /** The field of the Arrow vector (read without copying anything). */
   public Field field() {
     return target.getField();

@@ -286,7 +286,7 @@ final class ArithmeticKernels {
     Vec eval(EvalBatch in, long[] active) {
       int n = in.rows;
       Vec c = child.eval(in, active);
-      Vec out = Vec.allocate(type, n);
+      Vec out = in.allocate(type, n);
       out.valid = c.valid;
       switch (out.kind) {
         case Vec.DOUBLE -> {

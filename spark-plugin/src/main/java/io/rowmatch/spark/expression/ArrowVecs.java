@@ -43,7 +43,8 @@ final class ArrowVecs {
     return b.memoryAddress();
   }
 
-  static Vec read(ValueVector v, DataType type, int rows) {
+  /** Rows 0..rows of an Arrow vector; numeric arrays from {@code scratch} (null: new ones). */
+  static Vec read(ValueVector v, DataType type, int rows, VecScratch scratch) {
     if (v.getValueCount() < rows) {
       throw new IllegalStateException("column of " + v.getValueCount() + " values in a batch of " + rows + " rows");
     }
@@ -56,7 +57,7 @@ final class ArrowVecs {
     switch (out.kind) {
       case Vec.BOOL -> out.bits = readBits(((BitVector) v).getDataBuffer(), rows);
       case Vec.LONG -> {
-        long[] l = new long[rows];
+        long[] l = scratch == null ? new long[rows] : scratch.longs(rows);
         ArrowBuf b = v.getDataBuffer();
         if (v instanceof BigIntVector || v instanceof TimeStampMicroTZVector || v instanceof TimeStampMicroVector) {
           long addr = checked(b, (long) rows << 3, type);
@@ -82,7 +83,7 @@ final class ArrowVecs {
         out.longs = l;
       }
       case Vec.DOUBLE -> {
-        double[] d = new double[rows];
+        double[] d = scratch == null ? new double[rows] : scratch.doubles(rows);
         ArrowBuf b = v.getDataBuffer();
         if (v instanceof Float8Vector) {
           long addr = checked(b, (long) rows << 3, type);
@@ -103,13 +104,13 @@ final class ArrowVecs {
           throw unexpected(v, type);
         }
         long addr = checked(v.getDataBuffer(), (long) rows << 4, type);
-        long[] lo = new long[rows];
+        long[] lo = scratch == null ? new long[rows] : scratch.longs(rows);
         for (int i = 0; i < rows; i++) {
           lo[i] = Platform.getLong(null, addr + ((long) i << 4));
         }
         out.longs = lo;
         if (Vec.wide(type)) {
-          long[] hi = new long[rows];
+          long[] hi = scratch == null ? new long[rows] : scratch.longs(rows);
           for (int i = 0; i < rows; i++) {
             hi[i] = Platform.getLong(null, addr + ((long) i << 4) + 8);
           }
@@ -154,6 +155,10 @@ final class ArrowVecs {
    * for a conjunct only the rows still true need, or a join condition over the matched pairs.
    */
   static Vec readSelected(ValueVector v, DataType type, int[] sel, int n) {
+    return readSelected(v, type, sel, n, null);
+  }
+
+  static Vec readSelected(ValueVector v, DataType type, int[] sel, int n, VecScratch scratch) {
     int count = v.getValueCount();
     checkRows(sel, n, count);
     Vec out = new Vec(type, n);
@@ -165,7 +170,7 @@ final class ArrowVecs {
     switch (out.kind) {
       case Vec.BOOL -> out.bits = gatherBits(((BitVector) v).getDataBuffer(), sel, n);
       case Vec.LONG -> {
-        long[] l = new long[n];
+        long[] l = scratch == null ? new long[n] : scratch.longs(n);
         ArrowBuf b = v.getDataBuffer();
         if (v instanceof BigIntVector || v instanceof TimeStampMicroTZVector || v instanceof TimeStampMicroVector) {
           long addr = checked(b, (long) count << 3, type);
@@ -191,7 +196,7 @@ final class ArrowVecs {
         out.longs = l;
       }
       case Vec.DOUBLE -> {
-        double[] d = new double[n];
+        double[] d = scratch == null ? new double[n] : scratch.doubles(n);
         ArrowBuf b = v.getDataBuffer();
         if (v instanceof Float8Vector) {
           long addr = checked(b, (long) count << 3, type);
@@ -212,13 +217,13 @@ final class ArrowVecs {
           throw unexpected(v, type);
         }
         long addr = checked(v.getDataBuffer(), (long) count << 4, type);
-        long[] lo = new long[n];
+        long[] lo = scratch == null ? new long[n] : scratch.longs(n);
         for (int i = 0; i < n; i++) {
           lo[i] = Platform.getLong(null, addr + ((long) sel[i] << 4));
         }
         out.longs = lo;
         if (Vec.wide(type)) {
-          long[] hi = new long[n];
+          long[] hi = scratch == null ? new long[n] : scratch.longs(n);
           for (int i = 0; i < n; i++) {
             hi[i] = Platform.getLong(null, addr + ((long) sel[i] << 4) + 8);
           }

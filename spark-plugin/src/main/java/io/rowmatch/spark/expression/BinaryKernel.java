@@ -21,7 +21,7 @@ abstract class BinaryKernel extends Kernel {
   final Vec eval(EvalBatch in, long[] active) {
     Vec a = left.eval(in, active);
     Vec b = right.eval(in, active);
-    Vec out = Vec.allocate(type, in.rows);
+    Vec out = in.allocate(type, in.rows);
     out.valid = Vec.andValid(a.valid, b.valid);
     compute(a, b, out, in.rows, active);
     return out;

@@ -98,7 +98,7 @@ final class CastKernel extends Kernel {
       return c;
     }
     int n = in.rows;
-    Vec out = Vec.allocate(type, n);
+    Vec out = in.allocate(type, n);
     out.valid = c.valid == null ? null : c.valid.clone();
     long[] hard = new long[Vec.words(n)];
     long any = 0;

@@ -28,6 +28,10 @@ public final class ColumnarExpressions {
   private final DataType[] inputTypes;
   /** Per input column, its reader of Spark's own column vectors (made on first use; dictionary caches). */
   private SparkVecs[] sparkReaders;
+  /** Per input column, its reader of a scan's column not yet in Arrow (dictionary caches); made on first use. */
+  private SparkVecs[] columnReaders;
+  /** The open batch's numeric arrays, handed to the next batch when it is opened (one batch open at a time). */
+  private final VecScratch scratch = new VecScratch();
 
   private ColumnarExpressions(Kernel[] kernels, int[] passThrough, DataType[] inputTypes) {
     this.kernels = kernels;
@@ -86,7 +90,8 @@ public final class ColumnarExpressions {
 
   /** A batch given as its Arrow columns. */
   public Object open(ValueVector[] columns, int rows) {
-    return new EvalBatch(columns.clone(), inputTypes, rows);
+    scratch.reset();
+    return new EvalBatch(columns.clone(), inputTypes, rows, scratch);
   }
 
   /**
@@ -94,7 +99,8 @@ public final class ColumnarExpressions {
    * pairs over the probe and build columns); the arrays are read, not kept past the evaluation.
    */
   public Object openRows(ValueVector[] columns, int[][] rowsOf, int rows) {
-    return new EvalBatch(columns, inputTypes, rowsOf, null, rows);
+    scratch.reset();
+    return new EvalBatch(columns, inputTypes, rowsOf, null, null, rows, scratch);
   }
 
   public int size() {
@@ -137,7 +143,9 @@ public final class ColumnarExpressions {
       }
       columns[c] = v.getValueVector();
     }
-    return new EvalBatch(columns, inputTypes, rowsOf, unread, batch.numRows());
+    scratch.reset();
+    return new EvalBatch(columns, inputTypes, rowsOf, unread, unread == null ? null : columnReaders(), batch.numRows(),
+        scratch);
   }
 
   /**
@@ -160,6 +168,18 @@ public final class ColumnarExpressions {
       }
     }
     return active;
+  }
+
+  /** Per input column its reader of Spark's vectors, null for a type read only from Arrow (made once). */
+  private SparkVecs[] columnReaders() {
+    if (columnReaders == null) {
+      SparkVecs[] readers = new SparkVecs[inputTypes.length];
+      for (int c = 0; c < inputTypes.length; c++) {
+        readers[c] = SparkVecs.readable(inputTypes[c]) ? new SparkVecs(inputTypes[c]) : null;
+      }
+      columnReaders = readers;
+    }
+    return columnReaders;
   }
 
   /** Whether every one of these columns can be evaluated from Spark's own column vectors ({@link #openSpark}). */
@@ -198,7 +218,8 @@ public final class ColumnarExpressions {
         return null;
       }
     }
-    return new EvalBatch(columns, sparkReaders, inputTypes, batch.numRows());
+    scratch.reset();
+    return new EvalBatch(columns, sparkReaders, inputTypes, batch.numRows(), scratch);
   }
 
   /**

@@ -107,7 +107,7 @@ final class ConditionalKernels {
         sources[values.length] = otherwise.eval(in, and(active, rest));
         mark(pick, rest, values.length);
       }
-      return blend(type, n, sources, pick);
+      return blend(in, type, n, sources, pick);
     }
   }
 
@@ -182,7 +182,7 @@ final class ConditionalKernels {
         }
         mark(pick, chosen, k);
       }
-      return blend(type, n, sources, pick);
+      return blend(in, type, n, sources, pick);
     }
   }
 
@@ -198,8 +198,8 @@ final class ConditionalKernels {
   }
 
   /** Row r from sources[pick[r]] (null where pick[r] is -1 or the source is null there). */
-  static Vec blend(org.apache.spark.sql.types.DataType type, int n, Vec[] sources, int[] pick) {
-    Vec out = Vec.allocate(type, n);
+  static Vec blend(EvalBatch in, org.apache.spark.sql.types.DataType type, int n, Vec[] sources, int[] pick) {
+    Vec out = in.allocate(type, n);
     long[] valid = new long[Vec.words(n)];
     for (int r = 0; r < n; r++) {
       int k = pick[r];

@@ -86,7 +86,7 @@ final class DateKernels {
     Vec eval(EvalBatch in, long[] active) {
       Vec c = child.eval(in, active);
       int n = in.rows;
-      Vec out = Vec.allocate(type, n);
+      Vec out = in.allocate(type, n);
       out.valid = c.valid;
       for (int i = 0; i < n; i++) {
         out.longs[i] = yearOfEpochDay(c.longs[i]);

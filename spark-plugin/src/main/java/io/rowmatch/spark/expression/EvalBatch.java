@@ -15,6 +15,7 @@ final class EvalBatch {
   /** Arrow columns by ordinal; shared with the selections of this batch, so a column read late is read once. */
   private final ValueVector[] columns;
   private final ConvertOnReadColumn[] unread;
+  private final SparkVecs[] unreadReaders;
   final DataType[] types;
   final int rows;
   /** Per column, the Arrow row of each of the root's rows (null: the identity, or every column's). */
@@ -27,10 +28,14 @@ final class EvalBatch {
   /** A Spark batch's own (non-Arrow) columns, read by {@link #readers}; null for Arrow columns. */
   private final org.apache.spark.sql.vectorized.ColumnVector[] spark;
   private final SparkVecs[] readers;
+  /** Where this batch's vectors take their numeric arrays (shared with its selections; null: new arrays). */
+  private final VecScratch scratch;
 
   /** A Spark batch's columns (a vectorized scan's), read straight into Vecs by the per-column readers. */
-  EvalBatch(org.apache.spark.sql.vectorized.ColumnVector[] spark, SparkVecs[] readers, DataType[] types, int rows) {
+  EvalBatch(org.apache.spark.sql.vectorized.ColumnVector[] spark, SparkVecs[] readers, DataType[] types, int rows,
+      VecScratch scratch) {
     this.unread = null;
+    this.unreadReaders = null;
     this.columns = null;
     this.types = types;
     this.rows = rows;
@@ -40,15 +45,21 @@ final class EvalBatch {
     this.read = new Vec[spark.length];
     this.spark = spark;
     this.readers = readers;
+    this.scratch = scratch;
   }
 
-  EvalBatch(ValueVector[] columns, DataType[] types, int rows) {
-    this(columns, types, null, null, rows);
+  EvalBatch(ValueVector[] columns, DataType[] types, int rows, VecScratch scratch) {
+    this(columns, types, null, null, null, rows, scratch);
   }
 
-  /** {@code unread[c]} (when not null): column c, copied into Arrow (columns[c]) when first read. */
-  EvalBatch(ValueVector[] columns, DataType[] types, int[][] rowsOf, ConvertOnReadColumn[] unread, int rows) {
+  /**
+   * {@code unread[c]} (when not null): column c, read from its scan's vector by {@code unreadReaders[c]} when that
+   * is not null, else copied into Arrow (columns[c]) when first read.
+   */
+  EvalBatch(ValueVector[] columns, DataType[] types, int[][] rowsOf, ConvertOnReadColumn[] unread,
+      SparkVecs[] unreadReaders, int rows, VecScratch scratch) {
     this.unread = unread;
+    this.unreadReaders = unreadReaders;
     this.columns = columns;
     this.types = types;
     this.rows = rows;
@@ -58,10 +69,12 @@ final class EvalBatch {
     this.read = new Vec[columns.length];
     this.spark = null;
     this.readers = null;
+    this.scratch = scratch;
   }
 
   private EvalBatch(EvalBatch root, int[] rootRows) {
     this.unread = root.unread;
+    this.unreadReaders = root.unreadReaders;
     this.columns = root.columns;
     this.types = root.types;
     this.rows = rootRows.length;
@@ -71,6 +84,12 @@ final class EvalBatch {
     this.read = new Vec[root.read.length];
     this.spark = root.spark;
     this.readers = root.readers;
+    this.scratch = root.scratch;
+  }
+
+  /** A new vector of n rows for a kernel's result over this batch (numeric arrays from the batch's scratch). */
+  Vec allocate(DataType type, int n) {
+    return Vec.allocate(type, n, scratch);
   }
 
   /** Column c's Arrow vector (a scan's column is copied into Arrow on its first read). */
@@ -79,6 +98,32 @@ final class EvalBatch {
       columns[c] = unread[c].getValueVector();
     }
     return columns[c];
+  }
+
+  /**
+   * Whether column c is a scan's column not yet in Arrow, read straight from Spark's vector instead: an expression's
+   * input needs one pass over the rows, where copying the column into Arrow first took two more (the whole batch,
+   * then the kept rows). A column some operator has already converted is read from Arrow.
+   */
+  private boolean readsUnreadFromSpark(int c) {
+    return unread != null && unread[c] != null && !unread[c].isConverted() && unreadReaders != null
+        && unreadReaders[c] != null && unread[c].source().dataType().sameType(types[c]);
+  }
+
+  /** The scan rows of this batch's rows of unread column c, or null when they are the scan batch's, in order. */
+  private int[] unreadRows(int c) {
+    int[] kept = unread[c].sourceRowsOrNull();
+    if (rootRows == null) {
+      return kept;
+    }
+    if (kept == null) {
+      return rootRows;
+    }
+    int[] s = new int[rows];
+    for (int i = 0; i < rows; i++) {
+      s[i] = kept[rootRows[i]];
+    }
+    return s;
   }
 
   /** Column c's Arrow rows for this batch's rows, or null when they are 0..rows. */
@@ -102,12 +147,14 @@ final class EvalBatch {
     if (v == null) {
       if (rootRows != null && root.read[ordinal] != null) {
         // the root already read the column: pick the rows from it
-        v = root.read[ordinal].gather(rootRows, rows);
+        v = root.read[ordinal].gather(rootRows, rows, scratch);
       } else {
         int[] sel = arrowRows(ordinal);
-        v = spark != null ? readers[ordinal].read(spark[ordinal], sel, rows)
-            : sel == null ? ArrowVecs.read(arrow(ordinal), types[ordinal], rows)
-            : ArrowVecs.readSelected(arrow(ordinal), types[ordinal], sel, rows);
+        v = readsUnreadFromSpark(ordinal)
+            ? unreadReaders[ordinal].read(unread[ordinal].source(), unreadRows(ordinal), rows, scratch)
+            : spark != null ? readers[ordinal].read(spark[ordinal], sel, rows, scratch)
+            : sel == null ? ArrowVecs.read(arrow(ordinal), types[ordinal], rows, scratch)
+            : ArrowVecs.readSelected(arrow(ordinal), types[ordinal], sel, rows, scratch);
       }
       read[ordinal] = v;
     }
@@ -124,6 +171,9 @@ final class EvalBatch {
       long[] all = root.read[ordinal].valid;
       return all == null ? null : Vec.gatherBits(all, rootRows, rows);
     }
+    if (readsUnreadFromSpark(ordinal)) {
+      return unreadReaders[ordinal].validity(unread[ordinal].source(), unreadRows(ordinal), rows);
+    }
     if (spark != null) {
       return readers[ordinal].validity(spark[ordinal], arrowRows(ordinal), rows);
     }
@@ -133,12 +183,12 @@ final class EvalBatch {
   /** Rows {@code sel[0..n)} of a root's column c, from what a kernel read already or from the source. */
   Vec columnAt(int c, int[] sel, int n) {
     if (read[c] != null) {
-      return read[c].gather(sel, n);
+      return read[c].gather(sel, n, scratch);
     }
     if (spark != null) {
-      return readers[c].read(spark[c], sel, n);
+      return readers[c].read(spark[c], sel, n, scratch);
     }
-    return ArrowVecs.readSelected(arrow(c), types[c], sel, n);
+    return ArrowVecs.readSelected(arrow(c), types[c], sel, n, scratch);
   }
 
   /** The batch of rows {@code rowsOfThis[0..count)} of this one (indices into this batch, ascending). */

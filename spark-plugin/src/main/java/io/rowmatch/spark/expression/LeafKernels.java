@@ -79,9 +79,22 @@ final class LeafKernels {
       if (cached != null && cached.rows == n) {
         return cached;
       }
-      cached = broadcast(n);
+      Object value = value();
+      int kind = Vec.kindOf(type);
+      if (value == null || kind == Vec.BOOL) {
+        cached = broadcast(n); // validity or boolean words: exactly n rows' worth
+        return cached;
+      }
+      // Values: one broadcast to the largest batch seen, its first n rows for a smaller one (a filter's
+      // batches vary in size, and a new broadcast per batch was a tenth of TPC-H q1's projection).
+      if (widest == null || widest.rows < n) {
+        widest = broadcast(Math.max(n, widest == null ? 0 : widest.rows * 2));
+      }
+      cached = widest.rows == n ? widest : widest.firstRows(n);
       return cached;
     }
+
+    private Vec widest;
 
     private Vec broadcast(int n) {
       Object value = value();

@@ -90,7 +90,7 @@ final class RoundKernels {
       if (ArithmeticKernels.integral(from) && scale >= 0) {
         return c; // kernels never modify their inputs
       }
-      Vec out = Vec.allocate(type, n);
+      Vec out = in.allocate(type, n);
       out.valid = c.valid;
       if (out.kind == Vec.DOUBLE) {
         floating(c, out, n, from instanceof FloatType);
@@ -149,7 +149,7 @@ final class RoundKernels {
 
     private Vec decimal(EvalBatch in, Vec c, DecimalType from, int n, long[] active) {
       DecimalType to = (DecimalType) type;
-      Vec out = Vec.allocate(type, n);
+      Vec out = in.allocate(type, n);
       out.valid = Vec.andValid(c.valid, null);
       int drop = from.scale() - Math.min(from.scale(), scale); // digits rounded away (scale may be negative)
       int back = scale < 0 ? -scale : 0; // a negative scale's result is at scale 0: multiplied back

@@ -12,6 +12,8 @@ import org.apache.spark.sql.vectorized.ColumnVector;
  */
 public final class SparkColumnGather {
   private final SparkVecs reader;
+  /** The rows read are written into Arrow at once, so their arrays serve the next gather. */
+  private final VecScratch scratch = new VecScratch();
 
   public SparkColumnGather(DataType type) {
     this.reader = new SparkVecs(type);
@@ -25,6 +27,7 @@ public final class SparkColumnGather {
   /** Rows {@code rows[0..count)} of src (each in [0, src's rows)) as a new vector from {@code allocator}. */
   public FieldVector gather(ColumnVector src, int[] rows, int count, String name, boolean nullable, String timeZone,
       BufferAllocator allocator) {
-    return ArrowVecs.write(reader.read(src, rows, count), name, nullable, timeZone, allocator);
+    scratch.reset();
+    return ArrowVecs.write(reader.read(src, rows, count, scratch), name, nullable, timeZone, allocator);
   }
 }

@@ -45,8 +45,11 @@ final class SparkVecs {
     return k >= 0 && k != Vec.NULL;
   }
 
-  /** Rows {@code sel[0..n)} of src (rows 0..n when sel is null), valid until src's next batch. */
-  Vec read(ColumnVector src, int[] sel, int n) {
+  /**
+   * Rows {@code sel[0..n)} of src (rows 0..n when sel is null), valid until src's next batch; numeric arrays from
+   * {@code scratch} (null: new ones).
+   */
+  Vec read(ColumnVector src, int[] sel, int n, VecScratch scratch) {
     Vec out = new Vec(type, n);
     out.valid = validity(src, sel, n);
     WritableColumnVector w = SparkColumnMemory.AVAILABLE && src instanceof WritableColumnVector wc
@@ -63,14 +66,14 @@ final class SparkVecs {
         }
         out.bits = bits;
       }
-      case Vec.LONG -> out.longs = dictionary ? fromDictionary(w, sel, n, out.valid, decodeOf())
-          : longs(src, w instanceof OnHeapColumnVector h ? h : null, sel, n);
+      case Vec.LONG -> out.longs = dictionary ? fromDictionary(w, sel, n, out.valid, decodeOf(), scratch)
+          : longs(src, w instanceof OnHeapColumnVector h ? h : null, sel, n, scratch);
       case Vec.DOUBLE -> {
-        double[] d = new double[n];
+        double[] d = scratch == null ? new double[n] : scratch.doubles(n);
         boolean isFloat = type instanceof FloatType;
         if (dictionary) {
           long[] raw = fromDictionary(w, sel, n, out.valid, isFloat ? DictionaryNumbers.FLOAT
-              : DictionaryNumbers.DOUBLE);
+              : DictionaryNumbers.DOUBLE, scratch);
           for (int i = 0; i < n; i++) {
             d[i] = isFloat ? Float.intBitsToFloat((int) raw[i]) : Double.longBitsToDouble(raw[i]);
           }
@@ -87,7 +90,7 @@ final class SparkVecs {
         }
         out.doubles = d;
       }
-      case Vec.DECIMAL -> readDecimal(src, w, dictionary, sel, n, out);
+      case Vec.DECIMAL -> readDecimal(src, w, dictionary, sel, n, out, scratch);
       case Vec.BYTES -> {
         if (dictionary) {
           readDictionaryStrings(w, sel, n, out);
@@ -141,8 +144,8 @@ final class SparkVecs {
   }
 
   /** Integral columns by the getter of their type (as Spark's own accessors read them). */
-  private long[] longs(ColumnVector src, OnHeapColumnVector h, int[] sel, int n) {
-    long[] l = new long[n];
+  private long[] longs(ColumnVector src, OnHeapColumnVector h, int[] sel, int n, VecScratch scratch) {
+    long[] l = scratch == null ? new long[n] : scratch.longs(n);
     if (h != null) {
       if (type instanceof ByteType) {
         byte[] a = SparkColumnMemory.bytes(h);
@@ -186,14 +189,15 @@ final class SparkVecs {
   }
 
   /** Each valid row's dictionary value (raw bits, ints sign-extended), each entry decoded once per dictionary. */
-  private long[] fromDictionary(WritableColumnVector w, int[] sel, int n, long[] valid, int decode) {
+  private long[] fromDictionary(WritableColumnVector w, int[] sel, int n, long[] valid, int decode,
+      VecScratch scratch) {
     if (numbers == null) {
       numbers = new DictionaryNumbers(decode);
     }
     numbers.use(SparkColumnMemory.dictionary(w));
     WritableColumnVector ids = w.getDictionaryIds();
     int[] idArray = ids instanceof OnHeapColumnVector h ? SparkColumnMemory.ints(h) : null;
-    long[] out = new long[n];
+    long[] out = scratch == null ? new long[n] : scratch.longs(n);
     for (int i = 0; i < n; i++) {
       if (valid != null && (valid[i >>> 6] & (1L << i)) == 0) {
         continue; // the id under a null is whatever the reader left there
@@ -205,17 +209,18 @@ final class SparkVecs {
   }
 
   private void readDecimal(ColumnVector src, WritableColumnVector w, boolean dictionary, int[] sel, int n,
-      Vec out) {
+      Vec out, VecScratch scratch) {
     DecimalType t = (DecimalType) type;
-    long[] lo = new long[n];
     // Writable vectors keep a decimal of at most 18 digits as its unscaled int (up to 9) or long.
     if (w != null && !Vec.wide(t)) {
       boolean ints = t.precision() <= Decimal.MAX_INT_DIGITS();
       if (dictionary) {
-        out.longs = fromDictionary(w, sel, n, out.valid, ints ? DictionaryNumbers.INT : DictionaryNumbers.LONG);
+        out.longs = fromDictionary(w, sel, n, out.valid, ints ? DictionaryNumbers.INT : DictionaryNumbers.LONG,
+            scratch);
         return;
       }
       if (w instanceof OnHeapColumnVector h) {
+        long[] lo = scratch == null ? new long[n] : scratch.longs(n);
         if (ints) {
           int[] a = SparkColumnMemory.ints(h);
           for (int i = 0; i < n; i++) {
@@ -231,7 +236,8 @@ final class SparkVecs {
         return;
       }
     }
-    long[] hi = Vec.wide(t) ? new long[n] : null;
+    long[] lo = scratch == null ? new long[n] : scratch.longs(n);
+    long[] hi = !Vec.wide(t) ? null : scratch == null ? new long[n] : scratch.longs(n);
     for (int i = 0; i < n; i++) {
       if (!out.isValid(i)) {
         continue;

@@ -370,7 +370,7 @@ final class StringKernels {
     Vec eval(EvalBatch in, long[] active) {
       Vec a = child.eval(in, active);
       int n = in.rows;
-      Vec out = Vec.allocate(type, n);
+      Vec out = in.allocate(type, n);
       out.valid = a.valid == null ? null : a.valid.clone();
       long[] bits = out.bits;
       byte[] lit = literal;
@@ -436,7 +436,7 @@ final class StringKernels {
     Vec eval(EvalBatch in, long[] active) {
       Vec c = child.eval(in, active);
       int n = in.rows;
-      Vec out = Vec.allocate(type, n);
+      Vec out = in.allocate(type, n);
       out.valid = c.valid;
       for (int i = 0; i < n; i++) {
         out.longs[i] = chars
@@ -479,7 +479,7 @@ final class StringKernels {
       Vec p = pos.eval(in, active);
       Vec l = len.eval(in, active);
       int n = in.rows;
-      Vec out = Vec.allocate(type, n);
+      Vec out = in.allocate(type, n);
       out.valid = Vec.andValid(Vec.andValid(s.valid, p.valid), l.valid);
       UTF8String[] parts = new UTF8String[n];
       long total = 0;
@@ -535,7 +535,7 @@ final class StringKernels {
     Vec eval(EvalBatch in, long[] active) {
       int n = in.rows;
       Vec[] parts = new Vec[inputs.length];
-      Vec out = Vec.allocate(type, n);
+      Vec out = in.allocate(type, n);
       for (int k = 0; k < parts.length; k++) {
         parts[k] = inputs[k].eval(in, active);
         out.valid = Vec.andValid(out.valid, parts[k].valid);

@@ -100,15 +100,23 @@ final class Vec {
 
   /** A new vector of this type and size with value arrays allocated and every row valid. */
   static Vec allocate(DataType type, int rows) {
+    return allocate(type, rows, null);
+  }
+
+  /**
+   * A new vector whose numeric value arrays come from a batch's scratch (null: new ones): valid until the batch's
+   * expressions open their next batch, and possibly longer than the rows, holding an earlier batch's values.
+   */
+  static Vec allocate(DataType type, int rows, VecScratch scratch) {
     Vec v = new Vec(type, rows);
     switch (v.kind) {
       case BOOL -> v.bits = new long[words(rows)];
-      case LONG -> v.longs = new long[rows];
-      case DOUBLE -> v.doubles = new double[rows];
+      case LONG -> v.longs = scratch == null ? new long[rows] : scratch.longs(rows);
+      case DOUBLE -> v.doubles = scratch == null ? new double[rows] : scratch.doubles(rows);
       case DECIMAL -> {
-        v.longs = new long[rows];
+        v.longs = scratch == null ? new long[rows] : scratch.longs(rows);
         if (wide(type)) {
-          v.his = new long[rows];
+          v.his = scratch == null ? new long[rows] : scratch.longs(rows);
         }
       }
       case BYTES -> {
@@ -170,26 +178,46 @@ final class Vec {
     return out;
   }
 
-  /** Rows {@code sel[0..n)} of this vector (strings share this vector's bytes). */
-  Vec gather(int[] sel, int n) {
+  /**
+   * This vector's first n rows, sharing its value arrays (for values only: validity and boolean words would keep
+   * this vector's length).
+   */
+  Vec firstRows(int n) {
+    if (valid != null || kind == BOOL || n > rows) {
+      throw new IllegalStateException("firstRows of a vector with words, or past its rows");
+    }
+    Vec out = new Vec(type, n);
+    out.longs = longs;
+    out.his = his;
+    out.doubles = doubles;
+    out.data = data;
+    out.starts = starts;
+    out.lens = lens;
+    out.dictIds = dictIds;
+    out.dictBound = dictBound;
+    return out;
+  }
+
+  /** Rows {@code sel[0..n)} of this vector (strings share this vector's bytes); numeric arrays from scratch. */
+  Vec gather(int[] sel, int n, VecScratch scratch) {
     Vec out = new Vec(type, n);
     out.valid = valid == null ? null : gatherBits(valid, sel, n);
     switch (kind) {
       case BOOL -> out.bits = gatherBits(bits, sel, n);
       case LONG, DECIMAL -> {
-        out.longs = new long[n];
+        out.longs = scratch == null ? new long[n] : scratch.longs(n);
         for (int i = 0; i < n; i++) {
           out.longs[i] = longs[sel[i]];
         }
         if (his != null) {
-          out.his = new long[n];
+          out.his = scratch == null ? new long[n] : scratch.longs(n);
           for (int i = 0; i < n; i++) {
             out.his[i] = his[sel[i]];
           }
         }
       }
       case DOUBLE -> {
-        out.doubles = new double[n];
+        out.doubles = scratch == null ? new double[n] : scratch.doubles(n);
         for (int i = 0; i < n; i++) {
           out.doubles[i] = doubles[sel[i]];
         }

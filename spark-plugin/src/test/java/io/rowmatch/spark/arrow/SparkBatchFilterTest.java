@@ -121,6 +121,93 @@ class SparkBatchFilterTest extends AllocatorTest {
     assertEquals(expected, actual, ours.sql());
   }
 
+  /**
+   * A projection over the fused filter's output reads a scan's column straight from Spark's vector: every column of
+   * the kept rows as Spark gives it ({@code coalesce(c, c)} and {@code c IS NULL}), while the filter's output
+   * columns stay unconverted (no copy into Arrow for a column only an expression reads).
+   */
+  private void assertProjectedAfterFilter(StructType schema, WritableColumnVector[] vectors, int batches,
+      java.util.function.IntUnaryOperator fill, Function<Function<Integer, Expression>, Expression> condition) {
+    List<Attribute> input = new ArrayList<>();
+    for (StructField f : schema.fields()) {
+      input.add(new AttributeReference(f.name(), f.dataType(), true, Metadata.empty(), NamedExpression.newExprId(),
+          CollectionConverters.asScala(List.<String>of()).toSeq()));
+    }
+    int width = schema.fields().length;
+    StructType outSchema = new StructType();
+    List<Expression> projections = new ArrayList<>();
+    String[] names = new String[2 * width];
+    for (int c = 0; c < width; c++) {
+      projections.add(new org.apache.spark.sql.catalyst.expressions.Coalesce(
+          CollectionConverters.asScala(List.<Expression>of(input.get(c), input.get(c))).toSeq()));
+      outSchema = outSchema.add("v" + c, schema.fields()[c].dataType());
+      names[c] = "v" + c;
+    }
+    for (int c = 0; c < width; c++) {
+      projections.add(new org.apache.spark.sql.catalyst.expressions.IsNull(input.get(c)));
+      outSchema = outSchema.add("n" + c, DataTypes.BooleanType);
+      names[width + c] = "n" + c;
+    }
+    Expression bound = condition.apply(c -> new BoundReference(c, schema.fields()[c].dataType(), true));
+    org.apache.spark.sql.catalyst.expressions.InterpretedPredicate spark = Predicate.createInterpreted(bound);
+    ColumnarBatch batch = new ColumnarBatch(vectors);
+    List<String> expected = new ArrayList<>();
+    for (int k = 0; k < batches; k++) {
+      int n = fill.applyAsInt(k);
+      batch.setNumRows(n);
+      for (int i = 0; i < n; i++) {
+        InternalRow row = batch.getRow(i).copy();
+        if (spark.eval(row)) {
+          Object[] values = new Object[2 * width];
+          for (int c = 0; c < width; c++) {
+            values[c] = row.isNullAt(c) ? null : row.get(c, schema.fields()[c].dataType());
+            values[width + c] = row.isNullAt(c);
+          }
+          expected.add(render(new org.apache.spark.sql.catalyst.expressions.GenericInternalRow(values), outSchema));
+        }
+      }
+    }
+    ColumnarExpressions conjuncts = ColumnarExpressions.compile(
+        CollectionConverters.asScala(List.of(condition.apply(input::get))).toSeq(),
+        CollectionConverters.asScala(input).toSeq());
+    ColumnarExpressions projected = ColumnarExpressions.compile(CollectionConverters.asScala(projections).toSeq(),
+        CollectionConverters.asScala(input).toSeq());
+    List<String> actual = new ArrayList<>();
+    int unconverted = 0;
+    try (ColumnarFilter filter = ColumnarFilter.overSpark(SparkBatches.reused(batch, batches, fill, false), conjuncts,
+        schema, allocator)) {
+      ColumnarBatch[] last = new ColumnarBatch[1];
+      java.util.Iterator<ColumnarBatch> seen = new java.util.Iterator<>() {
+        @Override
+        public boolean hasNext() {
+          return filter.hasNext();
+        }
+
+        @Override
+        public ColumnarBatch next() {
+          last[0] = filter.next();
+          return last[0];
+        }
+      };
+      try (ColumnarProject project = ColumnarProject.over(seen, projected, names, "UTC", allocator)) {
+        while (project.hasNext()) {
+          ColumnarBatch b = project.next();
+          for (int c = 0; c < width; c++) {
+            if (last[0].column(c) instanceof ConvertOnReadColumn u) {
+              assertTrue(!u.isConverted(), "column " + c + " was copied into Arrow for an expression to read it");
+              unconverted++;
+            }
+          }
+          for (int r = 0; r < b.numRows(); r++) {
+            actual.add(render(b.getRow(r), outSchema));
+          }
+        }
+      }
+    }
+    assertEquals(expected, actual, condition.apply(input::get).sql());
+    assertTrue(batches == 0 || unconverted > 0, "the filter's output had scan columns not yet in Arrow");
+  }
+
   private static Literal lit(Object v, DataType t) {
     return Literal.create(v, t);
   }
@@ -161,6 +248,8 @@ class SparkBatchFilterTest extends AllocatorTest {
         try {
           assertFiltered(schema, vectors, sizes.length, k -> SparkBatches.fill(vectors, converter, rows.get(k)),
               condition);
+          assertProjectedAfterFilter(schema, vectors, sizes.length,
+              k -> SparkBatches.fill(vectors, converter, rows.get(k)), condition);
         } finally {
           for (WritableColumnVector v : vectors) {
             v.close();
@@ -201,7 +290,7 @@ class SparkBatchFilterTest extends AllocatorTest {
         int n = 130;
         WritableColumnVector[] vectors = SparkBatches.allocate(schema, n, offHeap);
         try {
-          assertFiltered(schema, vectors, chunks.length, k -> {
+          java.util.function.IntUnaryOperator fill = k -> {
             for (int c = 0; c < 4; c++) {
               int col = c;
               SparkBatches.dictionaryEncoded(vectors[c], SparkBatches.wrapped(chunks[k]), n,
@@ -216,7 +305,9 @@ class SparkBatchFilterTest extends AllocatorTest {
               }
             }
             return n;
-          }, condition);
+          };
+          assertFiltered(schema, vectors, chunks.length, fill, condition);
+          assertProjectedAfterFilter(schema, vectors, chunks.length, fill, condition);
         } finally {
           for (WritableColumnVector v : vectors) {
             v.close();
