@@ -23,6 +23,23 @@ class BenchmarkOptionsTest {
   }
 
   @Test
+  void workerHeapSizesAndWhetherTheyArePreTouched() {
+    assertEquals(512L << 20, WorkerProcess.bytes("512m"));
+    assertEquals(5L << 30, WorkerProcess.bytes("5G"));
+    assertEquals(1048576L, WorkerProcess.bytes("1048576"));
+    assertEquals(-1L, WorkerProcess.bytes("lots"));
+    long machine = ((com.sun.management.OperatingSystemMXBean)
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
+    // two heaps of a tenth of the machine fit; three engines of a quarter each (and Comet's off-heap) do not
+    String tenth = (machine / 10 >> 20) + "m";
+    String quarter = (machine / 4 >> 20) + "m";
+    assertEquals(true, WorkerProcess.preTouchFits(BenchmarkOptions.parse(new String[] {"--child-heap", tenth})));
+    assertEquals(false, WorkerProcess.preTouchFits(BenchmarkOptions.parse(new String[] {
+        "--child-heap", quarter, "--engines", "vanilla,rowmatch,comet"})));
+    assertEquals(false, WorkerProcess.preTouchFits(BenchmarkOptions.parse(new String[] {"--child-heap", "lots"})));
+  }
+
+  @Test
   void parsesListsAndRanges() {
     BenchmarkOptions options = BenchmarkOptions.parse(new String[] {
         "--sf", "0.01", "--queries", "1,3,q5-7", "--engines", "vanilla,comet", "--reps", "5"});
