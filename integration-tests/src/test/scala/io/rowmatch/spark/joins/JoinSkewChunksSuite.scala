@@ -110,6 +110,27 @@ class JoinSkewChunksSuite extends JoinQueryTest {
     }
   }
 
+  for (jt <- Seq("left_semi", "left_anti"); cond <- Seq(false, true)) {
+    test(s"$jt join from a sort-merge join, the skewed side left and smaller than the right" +
+      s"${if (cond) ", residual condition" else ""}: its rows hashed by build chunks, each kept or dropped once") {
+      // No hint: Spark plans a sort-merge join and Rowmatch hashes the side the statistics say is smaller.
+      val s = spark.range(0, SkewRows + 20000, 1, 2).selectExpr(
+        s"case when id % 4000 = 7 then null when id < $SkewRows then 1 else id end as k", "id as sv")
+      val o = spark.range(0, 3 * SkewRows, 1, 2).selectExpr(
+        s"case when id % 1000000 = 3 then 1 when id % 997 = 5 then null when id % 500 = 0 then $SkewRows + id / 400 " +
+          s"else id + 2 * $SkewRows end as k", "id as ov", "concat('o-', cast(id as string)) as os", "id * 3 as ow")
+      val on = s("k") === o("k")
+      checkJoin(SortMerge, extraConf = grant) {
+        perRow(s.join(o, if (cond) on && (s("sv") + o("ov")) % 3 =!= 0 else on, jt), "sv", None)
+      }
+      val joins = rowmatchJoins(lastJoin)
+      assert(joins.exists(_.spec.buildLeft), s"the left side was not hashed in\n${planText(lastJoin)}")
+      assert(spills(lastJoin) > 0, s"no spill in\n${planText(lastJoin)}")
+      assert(chunks(lastJoin) > 0, s"no build chunks in\n${planText(lastJoin)}")
+      assert(SpillFile.openFiles() == 0, "a spill file was left behind")
+    }
+  }
+
   test("the skewed side fits without the cap: no spill, no chunks (the in-memory path)") {
     checkJoin(ShuffledHash)(query("full_outer", skewedLeft = false, cond = true))
     assert(spills(lastJoin) == 0 && chunks(lastJoin) == 0)

@@ -31,6 +31,28 @@ class JoinTypesSuite extends JoinQueryTest {
     }
   }
 
+  for (jt <- Seq("left_semi", "left_anti"); cond <- Seq(false, true)) {
+    test(s"$jt join, sort-merge, the left side smaller${if (cond) ", residual condition" else ""}: the left is " +
+      "hashed and each of its rows kept or dropped once the right side is read") {
+      // The right side many times the left's, so the statistics pick the left; nulls and duplicates on both sides
+      // (a null-keyed left row is never matched: dropped by the semi join, kept by the anti join).
+      val small = JoinData.intKeys(spark, 120, 40, seed = 11, nullKeys = 0.15).toDF("k", "lv")
+      val big = JoinData.intKeys(spark, 3000, 60, seed = 12, nullKeys = 0.1).toDF("k", "rv")
+      val on = small("k") === big("k")
+      val rows = checkJoin(SortMerge) {
+        small.join(big, if (cond) on && (small("lv") + big("rv")) % 7 =!= 0 else on, jt)
+      }
+      val joins = rowmatchJoins(lastJoin)
+      assert(joins.exists(j => j.spec.buildLeft), s"the left side was not hashed in\n${planText(lastJoin)}")
+      assert(rows.nonEmpty && rows.size < 120, s"$jt kept ${rows.size} of 120 rows")
+    }
+  }
+
+  test("left semi join, sort-merge, the left side larger: the right is hashed as before") {
+    checkJoin(SortMerge)(left.join(right, left("k") === right("k"), "left_semi"))
+    assert(rowmatchJoins(lastJoin).forall(j => !j.spec.buildLeft), planText(lastJoin))
+  }
+
   for (st <- strategies) {
     test(s"every join type, ${st.name}: multi-column keys of several types") {
       val l = JoinData.allTypes(spark, 150, seed = 3, domain = 4)

@@ -246,14 +246,18 @@ public final class JoinPlanner {
   }
 
   /**
-   * For a sort-merge join we pick the side to hash: the right for left outer/semi/anti, the left for right
-   * outer, and for inner and full outer the side the optimizer's statistics say is smaller (right on a tie).
+   * For a sort-merge join we pick the side to hash: the right for left outer, the left for right outer, and for
+   * inner, full outer, left semi and left anti the side the optimizer's statistics say is smaller (right on a
+   * tie). A semi or anti join that hashes its left side keeps or drops each build row once the probe side is
+   * read (TPC-H q4 hashed 3.8M lineitem rows to keep 57K orders rows). Not when the join is a skew join: AQE
+   * splits its left side only, so hashing the right stays what it splits around.
    */
   private static BuildSide chooseBuildSide(SortMergeJoinExec j, JoinType t) {
     if (t == RightOuter$.MODULE$) {
       return BuildLeft$.MODULE$;
     }
-    if (t instanceof InnerLike || t == FullOuter$.MODULE$) {
+    boolean existence = (t == LeftSemi$.MODULE$ || t == LeftAnti$.MODULE$) && !j.isSkewJoin();
+    if (t instanceof InnerLike || t == FullOuter$.MODULE$ || existence) {
       Option<LogicalPlan> link = j.logicalLink();
       if (link.isDefined() && link.get() instanceof Join join) {
         try {
