@@ -11,6 +11,7 @@ import org.apache.spark.sql.functions.{col, count, expr, lit, max, min, sum}
 import org.apache.spark.sql.types.{IntegerType, StructField}
 
 import io.rowmatch.spark.arrow.ConvertOnReadColumn
+import io.rowmatch.spark.join.JoinOutput
 
 /**
  * A vectorized scan's columns reach Arrow only when read: a broadcast join over the scan reads its keys, and copies
@@ -18,7 +19,8 @@ import io.rowmatch.spark.arrow.ConvertOnReadColumn
  * Parquet pages). Answers as vanilla Spark's for every column type (nulls, NaN, -0.0, multibyte and empty strings,
  * binary, 30-digit decimals) over fact files of 0/1/63/64/65/700 rows around the 64-row batch, with a filter or a
  * computed projection between the scan and the join, a condition reading a fact column, outer, semi and chained
- * joins, and an aggregate above. Each selective case asserts rows were gathered from Spark's columns.
+ * joins, and an aggregate above. Each selective case asserts rows were gathered from Spark's columns; a chain of
+ * joins keeping most rows asserts the scan's columns were passed on as selections, uncopied, to where they are read.
  */
 class ScanColumnsOnReadSuite extends JoinQueryTest {
 
@@ -143,6 +145,46 @@ class ScanColumnsOnReadSuite extends JoinQueryTest {
             min(col("f.payload")), max(col("d.l")), sum(col("f.d")))
       }
       assert(n > 0, s"no rows gathered\n${planText(lastJoin)}")
+    }
+  }
+
+  /** 45 keys of the 50: a join keeping nine tenths of the fact rows, in batches of their own (not coalesced). */
+  private def most: DataFrame = dim.where("d.payload NOT LIKE '%3'").hint("broadcast")
+
+  /** Runs the broadcast check; the probe columns the plugin's joins passed on as selections of a scan's column. */
+  private def selecting(query: => DataFrame): Long = {
+    val before = JoinOutput.selectedProbeColumns()
+    checkJoin(Broadcast) { query }
+    JoinOutput.selectedProbeColumns() - before
+  }
+
+  for (dictionary <- Seq(true, false); rows <- Seq(1, 63, 64, 65, 700)) {
+    val pages = if (dictionary) "dictionary pages" else "plain pages"
+    test(s"$rows fact rows ($pages): a chain of joins keeping most rows passes the scan's columns on uncopied") {
+      val e = dimension(30, 84, "e").hint("broadcast")
+      val n = selecting {
+        // The second join's key is a column the first passed on; every fact column goes on to the result.
+        val j = fact(rows, dictionary).join(most, expr("f.fk = d.pk")).join(e, expr("f.i = e.pk"))
+        j.select(factColumns.map(c => col(s"f.$c")) ++ Seq(col("d.s"), col("e.s").as("es")): _*)
+      }
+      // Up to 65 rows, each of the two files' batches keeps fewer than half a batch: coalesced, so copied.
+      if (rows > 65) {
+        assert(n > 0, s"no probe column passed on as a selection\n${planText(lastJoin)}")
+      }
+    }
+  }
+
+  for (dictionary <- Seq(true, false)) {
+    val pages = if (dictionary) "dictionary pages" else "plain pages"
+    test(s"$pages: selected scan columns read by a filter, an outer join and an aggregate above") {
+      val e = dimension(30, 85, "e").hint("broadcast")
+      val n = selecting {
+        fact(700, dictionary).join(most, expr("f.fk = d.pk")).where("f.s IS NULL OR f.s <> 'b'")
+          .join(e, expr("f.i = e.pk"), "left_outer")
+          .groupBy(col("f.s"), col("e.dt")).agg(sum(col("f.dec")), count(lit(1)), max(col("f.big")),
+            min(col("f.payload")), max(col("d.l")), sum(col("f.d")), min(col("f.bin")), max(col("f.ts")))
+      }
+      assert(n > 0, s"no probe column passed on as a selection\n${planText(lastJoin)}")
     }
   }
 

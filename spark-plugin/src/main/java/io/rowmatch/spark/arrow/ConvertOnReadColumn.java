@@ -19,8 +19,9 @@ import io.rowmatch.spark.expression.SparkColumnGather;
 
 /**
  * A column of a vectorized scan's batch, or some of its rows (a filter's kept rows), copied into Arrow only when
- * something reads it. A join reads its keys; the other columns of its probe side are copied for the rows it
- * outputs ({@link #gather}), so a selective join over a scan never copies the columns of the rows it drops
+ * something reads it. A join reads its keys; the other columns of its probe side are passed on as a selection of
+ * the rows it outputs ({@link #select}), or copied for them when it coalesces few rows ({@link #gather}), so a
+ * selective join over a scan never copies the columns of the rows it drops
  * (vanilla's generated code reads a scan's column only where a row still needs it). Read as an Arrow vector
  * ({@link #getValueVector()}) or value by value, the whole batch is copied once into the producer's reused vector,
  * as RowmatchToArrow always did (and the kept rows gathered from it into a vector of this column's own).
@@ -42,19 +43,26 @@ public final class ConvertOnReadColumn extends ReadThroughArrowColumn {
   private final SparkColumnGather gatherer;
   private final String timeZone;
   private final BufferAllocator allocator;
+  /**
+   * Whether the whole source batch has been copied into the target: shared by every selection of one batch's
+   * column (a filter's and the joins' above it), so the batch is copied once however many of them read it.
+   */
+  private final boolean[] targetFilled;
   /** The column as Arrow once read (over the target, or over the kept rows' vector); null before. */
   private ArrowColumnVector whole;
   private FieldVector keptVector;
 
   ConvertOnReadColumn(ColumnVector source, int rows, FieldVector target, ColumnVectorCopy copy,
       SparkColumnGather gatherer, String timeZone, BufferAllocator allocator) {
-    this(source, rows, null, rows, target, copy, gatherer, timeZone, allocator);
+    this(source, rows, null, rows, target, new boolean[1], copy, gatherer, timeZone, allocator);
   }
 
   private ConvertOnReadColumn(ColumnVector source, int sourceRows, int[] kept, int count, FieldVector target,
-      ColumnVectorCopy copy, SparkColumnGather gatherer, String timeZone, BufferAllocator allocator) {
+      boolean[] targetFilled, ColumnVectorCopy copy, SparkColumnGather gatherer, String timeZone,
+      BufferAllocator allocator) {
     super(target); // Spark's accessor over the target is never used: every read goes to the whole column
     this.source = source;
+    this.targetFilled = targetFilled;
     this.sourceRows = sourceRows;
     this.kept = kept;
     this.count = count;
@@ -101,8 +109,8 @@ public final class ConvertOnReadColumn extends ReadThroughArrowColumn {
    */
   public ConvertOnReadColumn select(int[] at, int n, BufferAllocator allocator) {
     checkRows(at, n);
-    return new ConvertOnReadColumn(source, sourceRows, kept == null ? at : sourceRowsOf(at, n), n, target, copy,
-        gatherer, timeZone, allocator);
+    return new ConvertOnReadColumn(source, sourceRows, kept == null ? at : sourceRowsOf(at, n), n, target,
+        targetFilled, copy, gatherer, timeZone, allocator);
   }
 
   private int[] sourceRowsOf(int[] at, int n) {
@@ -132,14 +140,14 @@ public final class ConvertOnReadColumn extends ReadThroughArrowColumn {
   ArrowColumnVector materialized() {
     if (whole == null) {
       if (kept == null) {
-        copy.copy(source, sourceRows);
+        fillTarget();
         whole = new ArrowColumnVector(target);
       } else {
         FieldVector v;
-        if (fewRows(count)) {
+        if (fewRows(count) && !targetFilled[0]) {
           v = fromSpark(kept, count, target.getField(), allocator);
         } else {
-          copy.copy(source, sourceRows);
+          fillTarget();
           v = target.getField().createVector(allocator);
           try {
             ArrowCopy.gather(target, kept, count, v, new ArrowCopy.Scratch());
@@ -153,6 +161,14 @@ public final class ConvertOnReadColumn extends ReadThroughArrowColumn {
       }
     }
     return whole;
+  }
+
+  /** The whole source batch copied into the producer's reused vector, once per batch. */
+  private void fillTarget() {
+    if (!targetFilled[0]) {
+      copy.copy(source, sourceRows);
+      targetFilled[0] = true;
+    }
   }
 
   /** Source rows {@code rows[0..n)} read one by one from Spark's column into a new vector named as field. */
@@ -173,7 +189,7 @@ public final class ConvertOnReadColumn extends ReadThroughArrowColumn {
    */
   public FieldVector gather(int[] at, int n, Field field, BufferAllocator allocator) {
     checkRows(at, n);
-    if (whole == null && fewRows(n)) {
+    if (whole == null && !targetFilled[0] && fewRows(n)) {
       return fromSpark(kept == null ? at : sourceRowsOf(at, n), n, field, allocator);
     }
     FieldVector out = field.createVector(allocator);

@@ -37,11 +37,15 @@ import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
  *
  * <p>A gather of every probe row in order (a foreign key matching one dimension row each, a semi join that keeps
  * every row) passes the probe batch's columns on uncopied: they stay valid as long as the output batch is read,
- * and the output batch's {@code close} leaves them to the probe side's producer.
+ * and the output batch's {@code close} leaves them to the probe side's producer. Any other gather passes a probe
+ * column that is still a scan's unconverted column on as a selection of it ({@link ConvertOnReadColumn#select}), with
+ * the same lifetime: each scan column is then read once, where something reads it, for the rows every join below
+ * kept (TPC-DS q61: six broadcast joins over store_sales copied its columns at each join, a third of its time).
  */
 public final class JoinOutput implements AutoCloseable {
   /** Output batches in this JVM that passed the probe batch's columns on uncopied (tests check it happens). */
   private static final AtomicLong WHOLE_PROBE_BATCHES = new AtomicLong();
+  private static final AtomicLong SELECTED_PROBE_COLUMNS = new AtomicLong();
   private final List<Field> fields = new ArrayList<>();
   /** Per output column: true when it comes from the probe side; and its ordinal in that side's columns. */
   private final boolean[] fromProbe;
@@ -145,6 +149,7 @@ public final class JoinOutput implements AutoCloseable {
     ColumnVector[] out = new ColumnVector[fields.size()];
     FieldVector[] made = new FieldVector[out.length];
     boolean[] borrowed = null;
+    int[] selectedProbeRows = null;
     boolean wholeProbe = probeBatch != null && probeRows != null && count == probeBatch.numRows()
         && isIdentity(probeRows, count);
     try {
@@ -166,6 +171,18 @@ public final class JoinOutput implements AutoCloseable {
           }
         }
         ConvertOnReadColumn unread = rows != null && fromProbe[c] && c != existsColumn ? unconverted(c) : null;
+        if (unread != null && count > 0) {
+          if (selectedProbeRows == null) {
+            selectedProbeRows = probeRowsToSelect(probeRows, count);
+          }
+          if (selectedProbeRows.length == count) {
+            // Still not copied: the rows are selected from the scan's column, read (once) where something
+            // reads them, after the joins above have dropped theirs (a chain of broadcast joins over a scan).
+            out[c] = unread.select(selectedProbeRows, count, allocator);
+            SELECTED_PROBE_COLUMNS.incrementAndGet();
+            continue;
+          }
+        }
         if (unread != null) {
           FieldVector v = unread.gather(rows, count, fields.get(c), allocator);
           made[c] = v;
@@ -212,6 +229,24 @@ public final class JoinOutput implements AutoCloseable {
   /** Output batches so far in this JVM whose probe columns were the probe batch's own. */
   public static long wholeProbeBatches() {
     return WHOLE_PROBE_BATCHES.get();
+  }
+
+  /** Probe columns in this JVM passed on as a selection of a scan's column, uncopied (tests check it happens). */
+  public static long selectedProbeColumns() {
+    return SELECTED_PROBE_COLUMNS.get();
+  }
+
+  /**
+   * The probe rows of an output batch, copied (the caller's array is reused for the next chunk) to be shared by its
+   * selected columns; an empty array when some row is null-padded (negative), which a selection cannot hold.
+   */
+  private static int[] probeRowsToSelect(int[] rows, int count) {
+    for (int i = 0; i < count; i++) {
+      if (rows[i] < 0) {
+        return new int[0];
+      }
+    }
+    return Arrays.copyOf(rows, count);
   }
 
   private static boolean isIdentity(int[] rows, int count) {
