@@ -40,6 +40,16 @@ class JoinOutputBatchesSuite extends JoinQueryTest {
       }
     }
 
+    test(s"${st.name}: chunks keeping every pair next to chunks keeping few: the large ones go out on their own") {
+      // About one pair per probe row; rows numbered below 250 of every 500 keep theirs, the others one in seven.
+      val on = "l.i = r.i AND l.n % 100 = r.n % 100 AND (l.n % 500 < 250 OR l.n % 7 = 0)"
+      val rows = checkJoin(st) { l.join(r, expr(on), "inner").select("l.*", "r.*") }
+      val (batches, out) = batchesAndRows()
+      assert(out == rows.size && out > 500, s"$out rows out, ${rows.size} collected")
+      // A small coalesced batch is emitted early before each large chunk: at most one per switch from few to all.
+      assert(batches <= out / half + 4 + 3000 / 500, s"$batches batches for $out rows\n${planText(lastJoin)}")
+    }
+
     for (jt <- Seq("left_outer", "full_outer")) {
       test(s"${st.name}: $jt join with a selective condition: coalesced pairs next to unmatched rows") {
         checkJoin(st, anyStrategy = st == Broadcast && jt == "full_outer") {

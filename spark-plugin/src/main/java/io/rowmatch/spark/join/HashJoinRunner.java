@@ -88,6 +88,8 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   private final boolean[] probeReadsVector;
   private int cursor;
   private ColumnarBatch pending;
+  /** A chunk's own batch, emitted after the coalesced batch it would otherwise have been copied into. */
+  private ColumnarBatch queued;
   private ColumnarBatch current;
   private boolean closed;
 
@@ -304,6 +306,11 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   }
 
   private ColumnarBatch produce() {
+    if (queued != null) {
+      ColumnarBatch b = queued;
+      queued = null;
+      return b;
+    }
     while (true) {
       switch (phase) {
         case NEXT_PROBE_BATCH -> {
@@ -397,8 +404,20 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
    */
   private ColumnarBatch emitPairs(int m) {
     int half = Math.max(1, pairProbe.length / 2);
-    if (output.appendedRows() == 0 && m >= half) {
-      return output.gather(probeVectors, pairProbe, build.columns(), pairBuild, m, allocator);
+    if (m >= half) {
+      if (output.appendedRows() == 0) {
+        return output.gather(probeVectors, pairProbe, build.columns(), pairBuild, m, allocator);
+      }
+      // A large chunk after a small one (a batch's tail, a short batch): the small one goes out as it is, and the
+      // large one on its own next, its columns passed on as they are instead of copied into the coalesced batch.
+      ColumnarBatch coalesced = output.flush();
+      try {
+        queued = output.gather(probeVectors, pairProbe, build.columns(), pairBuild, m, allocator);
+      } catch (RuntimeException | Error e) {
+        coalesced.close();
+        throw e;
+      }
+      return coalesced;
     }
     output.append(probeVectors, pairProbe, build.columns(), pairBuild, m, pairProbe.length, allocator);
     return output.appendedRows() >= half ? output.flush() : null;
@@ -604,6 +623,10 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     if (pending != null) {
       pending.close();
       pending = null;
+    }
+    if (queued != null) {
+      queued.close();
+      queued = null;
     }
     output.close();
     probeKeys.close();
