@@ -68,12 +68,15 @@ class ScanColumnsOnReadSuite extends JoinQueryTest {
   private def factAnd(df: DataFrame, dimColumns: String*): DataFrame =
     df.select(factColumns.map(c => col(s"f.$c")) ++ dimColumns.map(c => col(s"d.$c")): _*)
 
-  /** Runs the broadcast check; the gathers from Spark's columns the plugin's run took. */
-  private def gathering(query: => DataFrame): Long = {
-    val before = ConvertOnReadColumn.gathers()
+  /** Runs the broadcast check; how much the plugin's run moved a JVM-wide counter. */
+  private def counting(counter: => Long)(query: => DataFrame): Long = {
+    val before = counter
     checkJoin(Broadcast) { query }
-    ConvertOnReadColumn.gathers() - before
+    counter - before
   }
+
+  /** The gathers from Spark's columns the plugin's run took. */
+  private def gathering(query: => DataFrame): Long = counting(ConvertOnReadColumn.gathers())(query)
 
   for (dictionary <- Seq(true, false); rows <- Seq(0, 1, 63, 64, 65, 700)) {
     val pages = if (dictionary) "dictionary pages" else "plain pages"
@@ -151,12 +154,8 @@ class ScanColumnsOnReadSuite extends JoinQueryTest {
   /** 45 keys of the 50: a join keeping nine tenths of the fact rows, in batches of their own (not coalesced). */
   private def most: DataFrame = dim.where("d.payload NOT LIKE '%3'").hint("broadcast")
 
-  /** Runs the broadcast check; the probe columns the plugin's joins passed on as selections of a scan's column. */
-  private def selecting(query: => DataFrame): Long = {
-    val before = JoinOutput.selectedProbeColumns()
-    checkJoin(Broadcast) { query }
-    JoinOutput.selectedProbeColumns() - before
-  }
+  /** The probe columns the plugin's joins passed on as selections of a scan's column. */
+  private def selecting(query: => DataFrame): Long = counting(JoinOutput.selectedProbeColumns())(query)
 
   for (dictionary <- Seq(true, false); rows <- Seq(1, 63, 64, 65, 700)) {
     val pages = if (dictionary) "dictionary pages" else "plain pages"
