@@ -8,23 +8,30 @@ import io.rowmatch.core.compare.RawMemory;
 import io.rowmatch.core.hash.HashMixer;
 
 /**
- * The lookup of a table keyed by one 4- or 8-byte integral column (bigint, int, date, timestamp, ...) where
- * null never matches: hash, slot walk and key compare in tight loops over the batch, reading the probe
- * value and the stored key straight from their buffers (8-byte keys in three passes that keep the table's
- * cache misses independent of each other; 4-byte keys in one loop per row). The general path hashes the batch, gathers candidate
- * pairs and compares them through a {@link io.rowmatch.core.MultiColumnComparator} built per batch; for the
- * commonest join key that machinery costs more than the compare itself.
+ * Lookups and interning for a table keyed by one 4- or 8-byte integral column (bigint, int, date, timestamp,
+ * ...): hash, slot walk and key compare in tight loops over the batch, reading the probe value and the stored
+ * key straight from their buffers (8-byte lookups in three passes that keep the table's cache misses
+ * independent of each other; 4-byte lookups in one loop per row). The general path hashes the batch, gathers
+ * candidate pairs and compares them through a {@link io.rowmatch.core.MultiColumnComparator} built per batch;
+ * for the commonest join and grouping key that machinery costs more than the compare itself.
  *
  * <p>Same answers as the general path: the hash is {@link io.rowmatch.core.hash.RowHasher}'s for one column
  * (a lone column's hash is {@code mix(value)}), two values of these kinds are equal iff their bits are, and a
  * null probe row matches nothing. Floats are other kinds (their equality is not bitwise) and never come here.
+ * A table whose nulls are equal may hold one null group, in the index under the null hash: its stored value
+ * is whatever lay under the null, so it is named ({@code nullGroup}) and never taken for a value's group.
  */
 final class FixedKeyLookup {
   private FixedKeyLookup() {}
 
   /** True when a table over this key schema may use {@link #lookup}. */
   static boolean applies(int kind, boolean nullsEqual) {
-    return !nullsEqual && (kind == ColumnKind.FIXED8 || kind == ColumnKind.FIXED4);
+    return !nullsEqual && isFixed(kind);
+  }
+
+  /** True when a key column of this kind may be interned by {@link #intern} (whatever its null rule). */
+  static boolean isFixed(int kind) {
+    return kind == ColumnKind.FIXED8 || kind == ColumnKind.FIXED4;
   }
 
   /**
@@ -41,47 +48,168 @@ final class FixedKeyLookup {
       return false;
     }
     if (probe.kind == ColumnKind.FIXED8) {
-      lookup8(probe, stored, slots, hashOverride, rowCount, groupIds, scratch);
+      readValues(probe, hashOverride, rowCount, scratch);
+      find(probe.validity, stored, -1, slots, rowCount, groupIds, scratch);
+      for (int i = 0; i < rowCount; i++) {
+        groupIds[i] = Math.max(groupIds[i], -1); // a miss's end slot (~slot) is only interning's
+      }
     } else {
       lookup4(probe, stored, slots, hashOverride, rowCount, groupIds);
     }
     return true;
   }
 
-  private static void lookup8(ColumnLayout probe, ColumnLayout stored, HashSlots slots,
-      LongUnaryOperator hashOverride, int rowCount, int[] groupIds, ProbeScratch scratch) {
-    final long validity = probe.validity;
-    final long data = probe.data;
-    final long keys = stored.data;
-    final int mask = slots.mask();
-    scratch.ensure(rowCount);
-    final long[] values = scratch.hashes;
-    final long[] entries = scratch.entries;
-    final int[] tags = scratch.tags;
-    // Pass 1: every row's home slot. The loads are independent of each other and no branch waits on them, so
-    // the CPU keeps many cache misses in flight (a table larger than the cache misses on almost every row).
+  /**
+   * Interns rows [0, rowCount) of {@code batch}, a column of the table's kind with no null among them, exactly
+   * as {@link GroupTable}'s general path would: ids of existing groups, new groups numbered from
+   * {@code groupCount} in order of first appearance, their first rows in {@code newFirstRows}, and each new
+   * group entered in {@code slots}. Returns how many groups the batch added; the caller stores their keys.
+   *
+   * @param nullGroup the table's group whose key is null, or -1
+   */
+  static int intern(ColumnLayout batch, ColumnLayout stored, int nullGroup, HashSlots slots,
+      LongUnaryOperator hashOverride, int rowCount, int groupCount, int[] groupIds, int[] newFirstRows,
+      ProbeScratch scratch) {
+    readValues(batch, hashOverride, rowCount, scratch);
+    if (groupCount == 0) {
+      java.util.Arrays.fill(groupIds, 0, rowCount, -1);
+    } else {
+      find(0, stored, nullGroup, slots, rowCount, groupIds, scratch);
+    }
+    int misses = 0;
     for (int i = 0; i < rowCount; i++) {
-      long value = RawMemory.getLong(data + 8L * i);
-      long hash = HashMixer.mix(value);
+      misses += groupIds[i] >>> 31;
+    }
+    if (misses == 0) {
+      return 0;
+    }
+    // Grow before inserting, so the index never changes shape in the middle of a batch. Unless it grew, a miss
+    // goes on from the empty slot its find ended at, past the older groups it already compared.
+    int capacity = slots.capacity();
+    slots.ensureFits((long) groupCount + misses);
+    final boolean resumable = groupCount > 0 && slots.capacity() == capacity;
+    final int mask = slots.mask();
+    final long[] values = scratch.hashes;
+    final int[] tags = scratch.tags;
+    int added = 0;
+    for (int row = 0; row < rowCount; row++) {
+      int found = groupIds[row];
+      if (found >= 0) {
+        continue;
+      }
+      int tag = tags[row];
+      long value = values[row];
+      int p = resumable ? ~found : tag & mask;
+      while (true) {
+        long e = slots.get(p);
+        if (e == 0) {
+          int id = groupCount + added;
+          newFirstRows[added++] = row;
+          slots.set(p, HashSlots.entry(tag, id));
+          groupIds[row] = id;
+          break;
+        }
+        // Only this batch's groups are left to compare (the find above compared the older ones), by value.
+        int id = HashSlots.entryId(e);
+        if (id >= groupCount && HashSlots.entryTag(e) == tag && values[newFirstRows[id - groupCount]] == value) {
+          groupIds[row] = id;
+          break;
+        }
+        p = (p + 1) & mask;
+      }
+    }
+    return added;
+  }
+
+  /** True when none of rows [0, rowCount) of {@code col} is null (a bitmap read a word at a time). */
+  static boolean noNulls(ColumnLayout col, int rowCount) {
+    if (col.allNull) {
+      return rowCount == 0;
+    }
+    long validity = col.validity;
+    if (validity == 0) {
+      return true;
+    }
+    int words = rowCount >>> 6;
+    for (int w = 0; w < words; w++) {
+      if (RawMemory.getLong(validity + 8L * w) != -1L) {
+        return false;
+      }
+    }
+    for (int i = words << 6; i < rowCount; i++) {
+      if (!RawMemory.bit(validity, i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Pass 1: every row's value (an int sign-extended) into scratch.hashes and its tag into scratch.tags. The
+   * value under a null is read too (it is some bits) and never used.
+   */
+  private static void readValues(ColumnLayout col, LongUnaryOperator hashOverride, int rowCount,
+      ProbeScratch scratch) {
+    scratch.ensure(rowCount);
+    final long data = col.data;
+    final long[] values = scratch.hashes;
+    final int[] tags = scratch.tags;
+    if (col.kind == ColumnKind.FIXED8) {
+      for (int i = 0; i < rowCount; i++) {
+        values[i] = RawMemory.getLong(data + 8L * i);
+      }
+    } else {
+      for (int i = 0; i < rowCount; i++) {
+        values[i] = RawMemory.getInt(data + 4L * i);
+      }
+    }
+    for (int i = 0; i < rowCount; i++) {
+      long hash = HashMixer.mix(values[i]);
       if (hashOverride != null) {
         hash = hashOverride.applyAsLong(hash);
       }
-      int tag = HashSlots.tag(hash);
-      values[i] = value;
-      tags[i] = tag;
-      entries[i] = slots.get(tag & mask);
+      tags[i] = HashSlots.tag(hash);
     }
-    // Pass 2: the stored key of each home slot whose tag matches (group 0's otherwise, a valid row: the table
-    // holds a group), loaded unconditionally for the same reason.
+  }
+
+  /**
+   * groupIds[i] = the group whose stored key equals row i's value (from {@link #readValues}), or {@code ~q} (a
+   * negative) for the empty slot q that ended its probe sequence; rows not valid in {@code validity} (0: all
+   * valid) get -1. Home slots first, then the stored key each names, then
+   * the decisions: the loads of the first two passes are independent of each other and no branch waits on
+   * them, so the CPU keeps many cache misses in flight (a table larger than the cache misses on almost every
+   * row). Needs a table that holds a group.
+   */
+  private static void find(long validity, ColumnLayout stored, int nullGroup, HashSlots slots, int rowCount,
+      int[] groupIds, ProbeScratch scratch) {
+    final long keys = stored.data;
+    final boolean wide = stored.kind == ColumnKind.FIXED8;
+    final int mask = slots.mask();
+    final long[] values = scratch.hashes;
+    final int[] tags = scratch.tags;
+    final long[] entries = scratch.entries;
+    for (int i = 0; i < rowCount; i++) {
+      entries[i] = slots.get(tags[i] & mask);
+    }
+    // The stored key of each home slot whose tag matches (group 0's otherwise, a valid row: the table holds a
+    // group), loaded unconditionally for the same reason.
     final int[] candidates = scratch.candGroups;
     final long[] storedValues = scratch.storedValues;
     for (int i = 0; i < rowCount; i++) {
       long e = entries[i];
-      int id = e != 0 && HashSlots.entryTag(e) == tags[i] ? HashSlots.entryId(e) : 0;
-      candidates[i] = id;
-      storedValues[i] = RawMemory.getLong(keys + 8L * id);
+      candidates[i] = e != 0 && HashSlots.entryTag(e) == tags[i] ? HashSlots.entryId(e) : 0;
     }
-    // Pass 3: decide; a home slot holding another key continues along the probe sequence (rare at load <= 1/2).
+    if (wide) {
+      for (int i = 0; i < rowCount; i++) {
+        storedValues[i] = RawMemory.getLong(keys + 8L * candidates[i]);
+      }
+    } else {
+      for (int i = 0; i < rowCount; i++) {
+        storedValues[i] = RawMemory.getInt(keys + 4L * candidates[i]);
+      }
+    }
+    // Decide; a home slot holding another key continues along the probe sequence (rare at load <= 1/2). A miss
+    // keeps the empty slot that ended its walk (~slot): the slots before it hold only the groups compared here.
     for (int i = 0; i < rowCount; i++) {
       if (validity != 0 && !RawMemory.bit(validity, i)) {
         groupIds[i] = -1;
@@ -90,25 +218,34 @@ final class FixedKeyLookup {
       long e = entries[i];
       long value = values[i];
       int tag = tags[i];
+      int home = tag & mask;
       if (e == 0) {
-        groupIds[i] = -1;
-      } else if (HashSlots.entryTag(e) == tag && storedValues[i] == value) {
+        groupIds[i] = ~home;
+      } else if (HashSlots.entryTag(e) == tag && storedValues[i] == value && candidates[i] != nullGroup) {
         groupIds[i] = candidates[i];
       } else {
-        groupIds[i] = walk8(slots, keys, mask, (tag + 1) & mask, tag, value);
+        groupIds[i] = walk(slots, keys, wide, nullGroup, mask, (home + 1) & mask, tag, value);
       }
     }
   }
 
-  /** The rest of a probe sequence from slot {@code p}: the group whose stored key is {@code value}, or -1. */
-  private static int walk8(HashSlots slots, long keys, int mask, int p, int tag, long value) {
+  /**
+   * The rest of a probe sequence from slot {@code p}: the group whose stored key is {@code value}, or {@code ~q}
+   * for the empty slot q that ended it.
+   */
+  private static int walk(HashSlots slots, long keys, boolean wide, int nullGroup, int mask, int p, int tag,
+      long value) {
     for (long e = slots.get(p); e != 0; e = slots.get(p)) {
-      if (HashSlots.entryTag(e) == tag && RawMemory.getLong(keys + 8L * HashSlots.entryId(e)) == value) {
-        return HashSlots.entryId(e);
+      if (HashSlots.entryTag(e) == tag) {
+        int id = HashSlots.entryId(e);
+        long stored = wide ? RawMemory.getLong(keys + 8L * id) : RawMemory.getInt(keys + 4L * id);
+        if (stored == value && id != nullGroup) {
+          return id;
+        }
       }
       p = (p + 1) & mask;
     }
-    return -1;
+    return ~p;
   }
 
   private static void lookup4(ColumnLayout probe, ColumnLayout stored, HashSlots slots,

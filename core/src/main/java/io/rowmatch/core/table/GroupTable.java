@@ -12,6 +12,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import io.rowmatch.core.MultiColumnComparator;
 import io.rowmatch.core.compare.ColumnKind;
 import io.rowmatch.core.compare.ColumnLayout;
+import io.rowmatch.core.compare.RawMemory;
 import io.rowmatch.core.hash.RowHasher;
 
 /**
@@ -49,6 +50,16 @@ public final class GroupTable implements AutoCloseable {
   private final HashSlots slots;
   /** One integral key column where null never matches: lookups take {@link FixedKeyLookup}'s fused loop. */
   private final boolean fixedKey;
+  /**
+   * One 4- or 8-byte integral key column (whatever its null rule): a batch with no null key interns through
+   * {@link FixedKeyLookup#intern}, comparing values as longs instead of through a comparator. Its kind, or
+   * {@link ColumnKind#NULL} for other key schemas.
+   */
+  private final int fixedInternKind;
+  /** With {@link #fixedInternKind} and nulls equal: the group whose key is null, once a null key arrived; else -1. */
+  private int nullGroup = -1;
+  /** Batches interned through {@link FixedKeyLookup#intern} (for tests that the path ran). */
+  private int fixedInternBatches;
   private int groupCount;
   private String brokenBy;
   private boolean closed;
@@ -92,8 +103,9 @@ public final class GroupTable implements AutoCloseable {
     }
     this.keys = k;
     this.slots = s;
-    this.fixedKey = keyFields.size() == 1
-        && FixedKeyLookup.applies(ColumnKind.of(k.vectors().get(0), "key column 0"), nullsEqual[0]);
+    int firstKind = keyFields.size() == 1 ? ColumnKind.of(k.vectors().get(0), "key column 0") : ColumnKind.NULL;
+    this.fixedKey = keyFields.size() == 1 && FixedKeyLookup.applies(firstKind, nullsEqual[0]);
+    this.fixedInternKind = FixedKeyLookup.isFixed(firstKind) ? firstKind : ColumnKind.NULL;
   }
 
   private void closeQuietly(KeyColumns k, HashSlots s) {
@@ -122,14 +134,23 @@ public final class GroupTable implements AutoCloseable {
     if (rowCount == 0) {
       return 0;
     }
-    hashRows(batchKeys, rowCount, scratch);
     try {
+      ColumnLayout fixed = fixedInternKind != ColumnKind.NULL ? ColumnLayout.of(batchKeys.get(0), "key column 0")
+          : null;
+      if (fixed != null && fixed.kind == fixedInternKind && FixedKeyLookup.noNulls(fixed, rowCount)) {
+        return internFixed(batchKeys, fixed, rowCount, groupIds, newGroupFirstRows);
+      }
+      hashRows(batchKeys, rowCount, scratch);
       if (groupCount == 0) {
         java.util.Arrays.fill(groupIds, 0, rowCount, -1);
       } else {
         findExisting(batchKeys, rowCount, groupIds, scratch);
       }
-      return addNew(batchKeys, rowCount, groupIds, newGroupFirstRows);
+      int added = addNew(batchKeys, rowCount, groupIds, newGroupFirstRows);
+      if (fixed != null && nullsEqual[0] && nullGroup < 0) {
+        nullGroup = firstNullGroup(fixed, rowCount, groupIds);
+      }
+      return added;
     } catch (OutOfMemoryException e) {
       brokenBy = "ran out of memory";
       throw TableMemoryException.of("GroupTable", name, allocator, groupCount, "groups", e);
@@ -295,6 +316,39 @@ public final class GroupTable implements AutoCloseable {
     return added;
   }
 
+  /** A batch of one integral key column without nulls: {@link FixedKeyLookup#intern}, then its new keys stored. */
+  private int internFixed(List<? extends ValueVector> batchKeys, ColumnLayout batch, int rowCount, int[] groupIds,
+      int[] newFirstRows) {
+    ColumnLayout stored = ColumnLayout.of(keys.vectors().get(0), "key column 0 (table)");
+    fixedInternBatches++;
+    boolean broken = true;
+    try {
+      int added = FixedKeyLookup.intern(batch, stored, nullGroup, slots, hashOverride, rowCount, groupCount,
+          groupIds, newFirstRows, scratch);
+      if (added > 0) {
+        keys.append(batchKeys, newFirstRows, added);
+        groupCount += added;
+      }
+      broken = false;
+      return added;
+    } finally {
+      if (broken) {
+        // The index may name groups whose keys were never stored.
+        brokenBy = brokenBy == null ? "failed while adding groups" : brokenBy;
+      }
+    }
+  }
+
+  /** The group of the batch's first null key (a null never equals a value here), or -1 when none is null. */
+  private static int firstNullGroup(ColumnLayout batch, int rowCount, int[] groupIds) {
+    for (int row = 0; row < rowCount; row++) {
+      if (batch.allNull || (batch.validity != 0 && !RawMemory.bit(batch.validity, row))) {
+        return groupIds[row];
+      }
+    }
+    return -1;
+  }
+
   private void checkUsable() {
     if (closed) {
       throw new IllegalStateException("GroupTable '" + name + "' is closed");
@@ -311,6 +365,10 @@ public final class GroupTable implements AutoCloseable {
    */
   public void spreadForProbing() {
     slots.spreadForProbing(groupCount());
+  }
+
+  int fixedInternBatches() {
+    return fixedInternBatches;
   }
 
   /** Slots of the table's index (for tests of its load). */

@@ -26,6 +26,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.junit.jupiter.api.Test;
 
+import io.rowmatch.core.compare.ColumnKind;
 import io.rowmatch.core.testing.AllocatorTest;
 import io.rowmatch.core.testing.RandomVectors;
 import io.rowmatch.core.testing.ReferenceRowEquality;
@@ -59,19 +60,30 @@ class GroupTableTest extends AllocatorTest {
 
   private void differential(List<Field> fields, boolean nullsEq, boolean nansEq, long seed, int domain,
       LongUnaryOperator hash) {
+    differential(fields, nullsEq, nansEq, seed, domain, hash, new double[] {0.15});
+  }
+
+  /** As above, batch k's keys null with chance nullChances[k % length] (0: batches without a null key). */
+  private GroupTable differential(List<Field> fields, boolean nullsEq, boolean nansEq, long seed, int domain,
+      LongUnaryOperator hash, double[] nullChances) {
     boolean[] nullsEqual = new boolean[fields.size()];
     boolean[] nansEqual = new boolean[fields.size()];
     Arrays.fill(nullsEqual, nullsEq);
     Arrays.fill(nansEqual, nansEq);
     Random rnd = new Random(seed);
-    RandomVectors gen = new RandomVectors(rnd, 0.15, domain);
+    RandomVectors[] gens = new RandomVectors[nullChances.length];
+    for (int k = 0; k < gens.length; k++) {
+      gens[k] = new RandomVectors(rnd, nullChances[k], domain);
+    }
     Reference ref = new Reference();
     // Every key stored, as canonical boxed values under "everything equal", to check the key columns.
     List<List<Object>> expectedStored = new ArrayList<>();
     boolean[] all = new boolean[fields.size()];
     Arrays.fill(all, true);
     try (GroupTable table = new GroupTable(allocator, fields, nullsEqual, nansEqual, "t", hash)) {
-      for (int size : SIZES) {
+      for (int b = 0; b < SIZES.length; b++) {
+        int size = SIZES[b];
+        RandomVectors gen = gens[b % gens.length];
         List<FieldVector> batch = new ArrayList<>();
         try {
           for (Field f : fields) {
@@ -98,6 +110,7 @@ class GroupTableTest extends AllocatorTest {
         }
       }
       assertTrue(table.allocatedBytes() > 0);
+      return table;
     }
   }
 
@@ -110,6 +123,59 @@ class GroupTableTest extends AllocatorTest {
           differential(List.of(f), nullsEq, nansEq, seed++, 6, null);
           differential(List.of(f), nullsEq, nansEq, seed++, 40, null);
         }
+      }
+    }
+  }
+
+  /**
+   * One 4- or 8-byte integral key column: batches without a null key intern through FixedKeyLookup, the others
+   * through the general path, interleaved in one table (a null group made by one path must never be found by
+   * the other for a value that happens to lie under the null). Every such type, both null rules, the real hash
+   * and forced collisions (every row and the null in one probe chain, or four chains), small and large domains.
+   */
+  @Test
+  void singleIntegralKeyBatchesWithoutNullsTakeTheFusedPath() {
+    long seed = 5000;
+    int covered = 0;
+    for (Field f : SupportedTypes.all()) {
+      int kind;
+      try (FieldVector v = f.createVector(allocator)) {
+        kind = ColumnKind.of(v, "k");
+      }
+      if (!FixedKeyLookup.isFixed(kind)) {
+        continue;
+      }
+      covered++;
+      for (boolean nullsEq : new boolean[] {true, false}) {
+        for (LongUnaryOperator hash : new LongUnaryOperator[] {null, h -> 0L, h -> h & 3}) {
+          for (int domain : new int[] {3, 50, 5000}) {
+            GroupTable used = differential(List.of(f), nullsEq, false, seed++, domain, hash, new double[] {0, 0.3});
+            assertTrue(used.fixedInternBatches() >= 3, f + ": batches of the fused path " + used.fixedInternBatches());
+          }
+        }
+      }
+    }
+    assertTrue(covered >= 4, "bigint, int, date and timestamp at least; got " + covered);
+  }
+
+  /** A value equal to the bits under a stored null key is its own group, found again by either path. */
+  @Test
+  void valueUnderAStoredNullIsNotTheNullGroup() {
+    for (LongUnaryOperator hash : new LongUnaryOperator[] {null, h -> 0L}) {
+      try (GroupTable t = new GroupTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {true},
+          new boolean[] {true}, "z", hash); BigIntVector withNull = longs(allocator, 7, 0);
+          BigIntVector zeros = longs(allocator, 0, 0, 7)) {
+        withNull.setNull(1); // the bits under it stay 0
+        int[] ids = new int[3];
+        int[] first = new int[3];
+        assertEquals(2, t.intern(List.of(withNull), 2, ids, first));
+        assertEquals(List.of(0, 1), List.of(ids[0], ids[1]));
+        assertEquals(1, t.intern(List.of(zeros), 3, ids, first)); // no null: the fused path
+        assertEquals(List.of(2, 2, 0), List.of(ids[0], ids[1], ids[2]));
+        assertEquals(1, t.fixedInternBatches());
+        assertEquals(0, t.intern(List.of(withNull), 2, ids, first)); // a null: the general path finds both
+        assertEquals(List.of(0, 1), List.of(ids[0], ids[1]));
+        assertEquals(3, t.groupCount());
       }
     }
   }
