@@ -204,6 +204,24 @@ final class ColumnVectorCopy {
     WritableColumnVector ids = w.getDictionaryIds();
     int[] idArray = ids instanceof OnHeapColumnVector h ? SparkColumnMemory.ints(h) : null;
     long to = dst.getDataBufferAddress();
+    if (idArray != null && !anyNull) {
+      // The common case (a reader's on-heap ids, no null): one lookup and one store per row, no switch.
+      switch (kind) {
+        case SparkArrowKind.INT, SparkArrowKind.FLOAT -> {
+          for (int i = 0; i < n; i++) {
+            MemoryUtil.putInt(to + 4L * i, (int) values.bits(idArray[i]));
+          }
+          return;
+        }
+        case SparkArrowKind.LONG, SparkArrowKind.DOUBLE -> {
+          for (int i = 0; i < n; i++) {
+            MemoryUtil.putLong(to + 8L * i, values.bits(idArray[i]));
+          }
+          return;
+        }
+        default -> { } // narrower or wider values: the loop below
+      }
+    }
     for (int i = 0; i < n; i++) {
       if (anyNull && Platform.getByte(nullsBase, nullsAt + i) != 0) {
         continue; // the id under a null is whatever the reader left there

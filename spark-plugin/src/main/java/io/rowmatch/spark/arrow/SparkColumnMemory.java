@@ -149,6 +149,14 @@ public final class SparkColumnMemory {
     return d;
   }
 
+  /** How many entries d has (ids 0 to n-1) when it wraps a Parquet dictionary, else -1 (not known). */
+  static int dictionaryEntries(Dictionary d) {
+    if (PARQUET_DICTIONARY != null && d instanceof ParquetDictionary p) {
+      return ((org.apache.parquet.column.Dictionary) PARQUET_DICTIONARY.get(p)).getMaxId() + 1;
+    }
+    return -1;
+  }
+
   private static final VarHandle PARQUET_DICTIONARY;
   private static final VarHandle PARQUET_NEEDS_TRANSFORM;
 

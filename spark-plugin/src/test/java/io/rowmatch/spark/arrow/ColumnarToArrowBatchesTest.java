@@ -221,12 +221,15 @@ class ColumnarToArrowBatchesTest extends AllocatorTest {
   @Test
   void dictionaryEncodedNumbersOfEveryKindEqualTheirGettersAndAreDecodedOncePerChunk() {
     // Every fixed-width kind a reader keeps dictionary-encoded, on and off heap: batches 1 and 2 share chunk A's
-    // dictionary behind two ParquetDictionary wrappers, batch 3 starts chunk B (same ids, other values).
+    // dictionary behind two ParquetDictionary wrappers, batch 3 starts chunk B (same ids, other values). With
+    // nulls, and without (the loop without a null check).
     StructType schema = new StructType().add("b", DataTypes.ByteType).add("sh", DataTypes.ShortType)
         .add("i", DataTypes.IntegerType).add("dt", DataTypes.DateType).add("l", DataTypes.LongType)
         .add("ts", DataTypes.TimestampType).add("f", DataTypes.FloatType).add("d", DataTypes.DoubleType)
         .add("dec5", DataTypes.createDecimalType(5, 2)).add("dec18", DataTypes.createDecimalType(18, 3));
-    for (boolean offHeap : new boolean[] {false, true}) {
+    for (int variant = 0; variant < 4; variant++) {
+      boolean offHeap = variant % 2 == 1;
+      boolean withNulls = variant < 2;
       SparkBatches.ParquetChunk chunkA = parquetNumbers(0);
       SparkBatches.ParquetChunk chunkB = parquetNumbers(11);
       SparkBatches.ParquetChunk[] chunks = {chunkA, chunkA, chunkB};
@@ -237,7 +240,7 @@ class ColumnarToArrowBatchesTest extends AllocatorTest {
         for (WritableColumnVector v : vectors) {
           // every entry, out of order
           SparkBatches.dictionaryEncoded(v, SparkBatches.wrapped(chunks[chunk]), n, i -> (i * 3 + chunk) % 8,
-              i -> i % 11 == 5);
+              i -> withNulls && i % 11 == 5);
         }
         return n;
       };
@@ -255,7 +258,8 @@ class ColumnarToArrowBatchesTest extends AllocatorTest {
       try {
         assertEquals(3, assertConverted(schema, rows, n, threeBatches));
         // 10 columns x 8 entries x 2 chunks: chunk A's second wrapper decodes nothing anew
-        assertEquals(160, chunkA.decodes + chunkB.decodes, (offHeap ? "off" : "on") + "-heap: each entry decoded once per chunk");
+        assertEquals(160, chunkA.decodes + chunkB.decodes, (offHeap ? "off" : "on") + "-heap, nulls " + withNulls
+            + ": each entry decoded once per chunk");
       } finally {
         batch.close();
       }
