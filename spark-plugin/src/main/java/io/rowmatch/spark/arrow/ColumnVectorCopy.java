@@ -204,22 +204,39 @@ final class ColumnVectorCopy {
     WritableColumnVector ids = w.getDictionaryIds();
     int[] idArray = ids instanceof OnHeapColumnVector h ? SparkColumnMemory.ints(h) : null;
     long to = dst.getDataBufferAddress();
-    if (idArray != null && !anyNull) {
-      // The common case (a reader's on-heap ids, no null): one lookup and one store per row, no switch.
+    if (idArray != null) {
+      // The common case (a reader's on-heap ids, a Parquet dictionary decoded whole): a range test, one load and
+      // one store per row, no switch. A null row's id is whatever the reader left there: in range it is read
+      // like any other (the value under a null is never looked at), outside it is not decoded.
+      long[] decoded = values.decoded();
+      int size = values.decodedCount();
       switch (kind) {
         case SparkArrowKind.INT, SparkArrowKind.FLOAT -> {
           for (int i = 0; i < n; i++) {
-            MemoryUtil.putInt(to + 4L * i, (int) values.bits(idArray[i]));
+            int id = idArray[i];
+            long v = id >= 0 && id < size ? decoded[id] : bitsOfRow(values, id, anyNull, i);
+            MemoryUtil.putInt(to + 4L * i, (int) v);
           }
           return;
         }
         case SparkArrowKind.LONG, SparkArrowKind.DOUBLE -> {
           for (int i = 0; i < n; i++) {
-            MemoryUtil.putLong(to + 8L * i, values.bits(idArray[i]));
+            int id = idArray[i];
+            long v = id >= 0 && id < size ? decoded[id] : bitsOfRow(values, id, anyNull, i);
+            MemoryUtil.putLong(to + 8L * i, v);
           }
           return;
         }
-        default -> { } // narrower or wider values: the loop below
+        case SparkArrowKind.DECIMAL_LONG -> { // the unscaled value, sign-extended to 128 bits
+          for (int i = 0; i < n; i++) {
+            int id = idArray[i];
+            long v = id >= 0 && id < size ? decoded[id] : bitsOfRow(values, id, anyNull, i);
+            MemoryUtil.putLong(to + 16L * i, v);
+            MemoryUtil.putLong(to + 16L * i + 8, v >> 63);
+          }
+          return;
+        }
+        default -> { } // bytes and shorts: the loop below
       }
     }
     for (int i = 0; i < n; i++) {
@@ -238,6 +255,11 @@ final class ColumnVectorCopy {
         }
       }
     }
+  }
+
+  /** Row i's value bits from the dictionary, or 0 under a null (whose id may be no entry at all). */
+  private long bitsOfRow(DictionaryNumbers values, int id, boolean anyNull, int i) {
+    return anyNull && Platform.getByte(nullsBase, nullsAt + i) != 0 ? 0 : values.bits(id);
   }
 
   private void onHeap(Object array, long baseOffset) {

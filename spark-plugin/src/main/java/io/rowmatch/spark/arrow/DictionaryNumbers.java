@@ -57,6 +57,18 @@ public final class DictionaryNumbers {
     }
   }
 
+  /**
+   * The values decoded when the dictionary arrived: id's bits are {@code decoded()[id]} for ids below
+   * {@link #decodedCount()}, so a loop over many ids reads them with one range test (any other id: {@link #bits}).
+   */
+  public long[] decoded() {
+    return values;
+  }
+
+  public int decodedCount() {
+    return decodedUpTo;
+  }
+
   /** The raw bits of id's value (an int or float widened as its bits, sign-extended for ints). */
   public long bits(int id) {
     if (id >= 0 && id < decodedUpTo) {

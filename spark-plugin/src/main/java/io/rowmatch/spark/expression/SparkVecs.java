@@ -198,12 +198,23 @@ final class SparkVecs {
     WritableColumnVector ids = w.getDictionaryIds();
     int[] idArray = ids instanceof OnHeapColumnVector h ? SparkColumnMemory.ints(h) : null;
     long[] out = scratch == null ? new long[n] : scratch.longs(n);
+    if (idArray != null) {
+      // A Parquet dictionary decoded whole: a range test and one load per row. A null row's id is whatever the
+      // reader left there: in range it is read like any other, outside it is not decoded.
+      long[] decoded = numbers.decoded();
+      int size = numbers.decodedCount();
+      for (int i = 0; i < n; i++) {
+        int id = idArray[sel == null ? i : sel[i]];
+        out[i] = id >= 0 && id < size ? decoded[id]
+            : valid != null && (valid[i >>> 6] & (1L << i)) == 0 ? 0 : numbers.bits(id);
+      }
+      return out;
+    }
     for (int i = 0; i < n; i++) {
       if (valid != null && (valid[i >>> 6] & (1L << i)) == 0) {
         continue; // the id under a null is whatever the reader left there
       }
-      int r = sel == null ? i : sel[i];
-      out[i] = numbers.bits(idArray != null ? idArray[r] : ids.getDictId(r));
+      out[i] = numbers.bits(ids.getDictId(sel == null ? i : sel[i]));
     }
     return out;
   }
