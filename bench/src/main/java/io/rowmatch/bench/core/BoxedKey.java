@@ -2,12 +2,13 @@ package io.rowmatch.bench.core;
 
 import java.util.Objects;
 
-/** The boxed-key anchor's key: what a plain Java HashMap of (BigInt, VarChar) keys holds. */
+/** The boxed-key anchor's key: what a plain Java HashMap of (BigInt, VarChar or BigInt) keys holds. */
 public final class BoxedKey {
   final long a;
-  final String b;
+  /** A String, a Long, or null for a one-column key. */
+  final Object b;
 
-  BoxedKey(long a, String b) {
+  BoxedKey(long a, Object b) {
     this.a = a;
     this.b = b;
   }

@@ -81,12 +81,12 @@ public class GroupByInternBench {
     switch (impl) {
       case "rowmatch":
         root = new RootAllocator();
-        batches = KeyData.arrowBatches(root, rows, ids, true);
+        batches = KeyData.arrowBatches(root, rows, ids, KeyData.Shape.BIGINT_VARCHAR);
         groupIds = new int[KeyData.BATCH];
         firstRows = new int[KeyData.BATCH];
         break;
       case "spark":
-        sparkInput = new SparkKeys.Input(rows, ids, true);
+        sparkInput = new SparkKeys.Input(rows, ids, KeyData.Shape.BIGINT_VARCHAR);
         break;
       case "hashmap":
         longs = new long[rows];

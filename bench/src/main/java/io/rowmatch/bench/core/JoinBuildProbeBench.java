@@ -37,7 +37,7 @@ import io.rowmatch.core.table.JoinTable;
  * Hash join, build then probe: {@code buildRows} build rows with distinct keys 0..buildRows-1, then
  * {@code probeRows} probe rows with keys spread over {@code probeSpread} times that range (by default twice:
  * about half match), every matching
- * (probe row, build row) pair consumed. Keys: one BigInt, or (BigInt, VarChar 10-20 bytes).
+ * (probe row, build row) pair consumed. Keys: one BigInt, (BigInt, VarChar 10-20 bytes) or (BigInt, BigInt).
  * <ul>
  *   <li>{@code rowmatch}: {@link JoinTable} over Arrow batches of 4096 rows, pairs via {@link JoinProbe};
  *   <li>{@code spark}: UnsafeHashedRelation's shape: key UnsafeRow -> BytesToBytesMap with an 8-byte value
@@ -67,7 +67,7 @@ public class JoinBuildProbeBench {
   @Param({"2"})
   public int probeSpread;
 
-  @Param({"bigint", "bigint_varchar"})
+  @Param({"bigint", "bigint_varchar", "bigint_bigint"})
   public String keys;
 
   @Param({"rowmatch", "spark", "hashmap"})
@@ -79,60 +79,72 @@ public class JoinBuildProbeBench {
   private SparkKeys.Input sparkBuild;
   private SparkKeys.Input sparkProbe;
   private long[] buildLongs;
-  private byte[][] buildBytes;
+  private Object[] buildSeconds;
   private long[] probeLongs;
-  private byte[][] probeBytes;
+  private Object[] probeSeconds;
   private long peakBytes;
   private long lastPairs;
   private Object retained;
 
   @Setup(Level.Trial)
   public void setup() {
-    boolean withString = keys.equals("bigint_varchar");
+    KeyData.Shape shape = KeyData.Shape.of(keys);
     KeyData.KeyIds buildIds = i -> i;
     KeyData.KeyIds probeIds = i -> KeyData.probeKeyOf(i, (long) probeSpread * buildRows);
     switch (impl) {
       case "rowmatch":
         root = new RootAllocator();
-        buildBatches = KeyData.arrowBatches(root, buildRows, buildIds, withString);
-        probeBatches = KeyData.arrowBatches(root, probeRows, probeIds, withString);
+        buildBatches = KeyData.arrowBatches(root, buildRows, buildIds, shape);
+        probeBatches = KeyData.arrowBatches(root, probeRows, probeIds, shape);
         break;
       case "spark":
-        sparkBuild = new SparkKeys.Input(buildRows, buildIds, withString);
-        sparkProbe = new SparkKeys.Input(probeRows, probeIds, withString);
+        sparkBuild = new SparkKeys.Input(buildRows, buildIds, shape);
+        sparkProbe = new SparkKeys.Input(probeRows, probeIds, shape);
         break;
       case "hashmap":
         buildLongs = new long[buildRows];
-        buildBytes = withString ? new byte[buildRows][] : null;
-        fill(buildIds, buildLongs, buildBytes);
+        buildSeconds = shape == KeyData.Shape.BIGINT ? null : new Object[buildRows];
+        fill(buildIds, buildLongs, buildSeconds, shape);
         probeLongs = new long[probeRows];
-        probeBytes = withString ? new byte[probeRows][] : null;
-        fill(probeIds, probeLongs, probeBytes);
+        probeSeconds = shape == KeyData.Shape.BIGINT ? null : new Object[probeRows];
+        fill(probeIds, probeLongs, probeSeconds, shape);
         break;
       default:
         throw new IllegalArgumentException(impl);
     }
   }
 
-  private static void fill(KeyData.KeyIds ids, long[] longs, byte[][] bytes) {
+  /** The second column's values as the boxed key holds them: a byte[] (made a fresh String per row) or a Long. */
+  private static void fill(KeyData.KeyIds ids, long[] longs, Object[] seconds, KeyData.Shape shape) {
     for (int i = 0; i < longs.length; i++) {
       long k = ids.of(i);
       longs[i] = KeyData.bigint(k);
-      if (bytes != null) {
-        bytes[i] = KeyData.varchar(k);
+      if (shape == KeyData.Shape.BIGINT_VARCHAR) {
+        seconds[i] = KeyData.varchar(k);
+      } else if (shape == KeyData.Shape.BIGINT_BIGINT) {
+        seconds[i] = KeyData.secondBigint(k);
       }
     }
   }
 
-  /** Boxing is part of this path: a fresh key (and String, hash not cached) per row. */
-  private static BoxedKey box(long[] longs, byte[][] bytes, int i) {
-    return new BoxedKey(longs[i], bytes == null ? null : new String(bytes[i], StandardCharsets.ISO_8859_1));
+  /** Boxing is part of this path: a fresh key (and String, hash not cached; or Long) per row. */
+  private static BoxedKey box(long[] longs, Object[] seconds, int i) {
+    Object second = seconds == null ? null : seconds[i];
+    if (second instanceof byte[] bytes) {
+      second = new String(bytes, StandardCharsets.ISO_8859_1);
+    } else if (second instanceof Long l) {
+      second = Long.valueOf(l.longValue());
+    }
+    return new BoxedKey(longs[i], second);
   }
 
   private List<Field> keyFields() {
     Field a = new Field("a", FieldType.nullable(new ArrowType.Int(64, true)), null);
-    Field b = new Field("b", FieldType.nullable(ArrowType.Utf8.INSTANCE), null);
-    return keys.equals("bigint_varchar") ? List.of(a, b) : List.of(a);
+    return switch (KeyData.Shape.of(keys)) {
+      case BIGINT -> List.of(a);
+      case BIGINT_VARCHAR -> List.of(a, new Field("b", FieldType.nullable(ArrowType.Utf8.INSTANCE), null));
+      case BIGINT_BIGINT -> List.of(a, new Field("c", FieldType.nullable(new ArrowType.Int(64, true)), null));
+    };
   }
 
   @Benchmark
@@ -183,7 +195,7 @@ public class JoinBuildProbeBench {
     BytesToBytesMap map = new BytesToBytesMap(tmm, Math.max(64, (int) Math.min(1 << 29, buildRows * 3L / 2)),
         tmm.pageSizeBytes());
     try {
-      int fields = sparkBuild.b == null ? 1 : 2;
+      int fields = sparkBuild.fields();
       UnsafeRowWriter writer = new UnsafeRowWriter(fields, 32);
       long[] value = new long[1];
       for (int i = 0; i < buildRows; i++) {
@@ -223,7 +235,7 @@ public class JoinBuildProbeBench {
     HashMap<BoxedKey, Integer> first = new HashMap<>();
     int[] next = new int[buildRows];
     for (int i = 0; i < buildRows; i++) {
-      Integer prev = first.put(box(buildLongs, buildBytes, i), i);
+      Integer prev = first.put(box(buildLongs, buildSeconds, i), i);
       next[i] = prev == null ? -1 : prev;
     }
     if (measure) {
@@ -235,7 +247,7 @@ public class JoinBuildProbeBench {
     long sum = 0;
     long pairs = 0;
     for (int i = 0; i < probeRows; i++) {
-      Integer head = first.get(box(probeLongs, probeBytes, i));
+      Integer head = first.get(box(probeLongs, probeSeconds, i));
       if (head != null) {
         for (int r = head; r >= 0; r = next[r]) {
           sum += r ^ (i & 4095);

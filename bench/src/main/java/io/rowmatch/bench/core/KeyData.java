@@ -10,16 +10,31 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 
 /**
- * The benchmark keys: key id {@code k} is the pair (BigInt {@code 31k + 7}, VarChar of 10-20 ASCII bytes
- * unique to {@code k}). Rows pick key ids deterministically, so every implementation sees the same rows.
+ * The benchmark keys: key id {@code k} is BigInt {@code 31k + 7}, alone or paired with a VarChar of 10-20 ASCII
+ * bytes or a second BigInt, each unique to {@code k}. Rows pick key ids deterministically, so every
+ * implementation sees the same rows.
  */
 public final class KeyData {
   private KeyData() {}
 
   public static final int BATCH = 4096;
 
+  /** The key columns: a BigInt, then nothing, a VarChar or another BigInt (a JMH parameter's value, lower case). */
+  public enum Shape {
+    BIGINT, BIGINT_VARCHAR, BIGINT_BIGINT;
+
+    public static Shape of(String param) {
+      return valueOf(param.toUpperCase(java.util.Locale.ROOT));
+    }
+  }
+
   public static long bigint(long k) {
     return 31 * k + 7;
+  }
+
+  /** The second BigInt of key id k: unique to k, spread over the whole range. */
+  public static long secondBigint(long k) {
+    return k * 0x9E3779B97F4A7C15L;
   }
 
   /** 10 to 20 bytes: the id in base 36, then filler that depends on the id. */
@@ -56,23 +71,29 @@ public final class KeyData {
     long of(long row);
   }
 
-  /** Arrow batches of the key columns ({@code withString}: BigInt + VarChar, else BigInt only). */
-  public static List<List<FieldVector>> arrowBatches(BufferAllocator allocator, int rows, KeyIds ids,
-      boolean withString) {
+  /** Arrow batches of the key columns of the given shape. */
+  public static List<List<FieldVector>> arrowBatches(BufferAllocator allocator, int rows, KeyIds ids, Shape shape) {
     List<List<FieldVector>> batches = new ArrayList<>();
     for (int start = 0; start < rows; start += BATCH) {
       int n = Math.min(BATCH, rows - start);
       BigIntVector a = new BigIntVector("a", allocator);
       a.allocateNew(n);
-      VarCharVector b = withString ? new VarCharVector("b", allocator) : null;
+      VarCharVector b = shape == Shape.BIGINT_VARCHAR ? new VarCharVector("b", allocator) : null;
       if (b != null) {
         b.allocateNew(20L * n, n);
+      }
+      BigIntVector c = shape == Shape.BIGINT_BIGINT ? new BigIntVector("c", allocator) : null;
+      if (c != null) {
+        c.allocateNew(n);
       }
       for (int i = 0; i < n; i++) {
         long k = ids.of(start + i);
         a.set(i, bigint(k));
         if (b != null) {
           b.setSafe(i, varchar(k));
+        }
+        if (c != null) {
+          c.set(i, secondBigint(k));
         }
       }
       a.setValueCount(n);
@@ -81,6 +102,10 @@ public final class KeyData {
       if (b != null) {
         b.setValueCount(n);
         batch.add(b);
+      }
+      if (c != null) {
+        c.setValueCount(n);
+        batch.add(c);
       }
       batches.add(batch);
     }

@@ -21,21 +21,31 @@ public final class SparkKeys {
     return new TaskMemoryManager(mm, 0);
   }
 
-  /** Input rows as Spark holds them before the key projection: a long and a UTF8String per row. */
+  /** Input rows as Spark holds them before the key projection: a long, then a UTF8String or a long, per row. */
   public static final class Input {
     public final long[] a;
     public final UTF8String[] b;
+    public final long[] c;
 
-    public Input(int rows, KeyData.KeyIds ids, boolean withString) {
+    public Input(int rows, KeyData.KeyIds ids, KeyData.Shape shape) {
       a = new long[rows];
-      b = withString ? new UTF8String[rows] : null;
+      b = shape == KeyData.Shape.BIGINT_VARCHAR ? new UTF8String[rows] : null;
+      c = shape == KeyData.Shape.BIGINT_BIGINT ? new long[rows] : null;
       for (int i = 0; i < rows; i++) {
         long k = ids.of(i);
         a[i] = KeyData.bigint(k);
         if (b != null) {
           b[i] = UTF8String.fromBytes(KeyData.varchar(k));
         }
+        if (c != null) {
+          c[i] = KeyData.secondBigint(k);
+        }
       }
+    }
+
+    /** Key fields of a row. */
+    public int fields() {
+      return b == null && c == null ? 1 : 2;
     }
   }
 
@@ -46,6 +56,9 @@ public final class SparkKeys {
     writer.write(0, in.a[i]);
     if (in.b != null) {
       writer.write(1, in.b[i]);
+    }
+    if (in.c != null) {
+      writer.write(1, in.c[i]);
     }
     return writer.getRow();
   }

@@ -76,49 +76,7 @@ final class FixedKeyLookup {
     } else {
       find(0, stored, nullGroup, slots, rowCount, groupIds, scratch);
     }
-    int misses = 0;
-    for (int i = 0; i < rowCount; i++) {
-      misses += groupIds[i] >>> 31;
-    }
-    if (misses == 0) {
-      return 0;
-    }
-    // Grow before inserting, so the index never changes shape in the middle of a batch. Unless it grew, a miss
-    // goes on from the empty slot its find ended at, past the older groups it already compared.
-    int capacity = slots.capacity();
-    slots.ensureFits((long) groupCount + misses);
-    final boolean resumable = groupCount > 0 && slots.capacity() == capacity;
-    final int mask = slots.mask();
-    final long[] values = scratch.hashes;
-    final int[] tags = scratch.tags;
-    int added = 0;
-    for (int row = 0; row < rowCount; row++) {
-      int found = groupIds[row];
-      if (found >= 0) {
-        continue;
-      }
-      int tag = tags[row];
-      long value = values[row];
-      int p = resumable ? ~found : tag & mask;
-      while (true) {
-        long e = slots.get(p);
-        if (e == 0) {
-          int id = groupCount + added;
-          newFirstRows[added++] = row;
-          slots.set(p, HashSlots.entry(tag, id));
-          groupIds[row] = id;
-          break;
-        }
-        // Only this batch's groups are left to compare (the find above compared the older ones), by value.
-        int id = HashSlots.entryId(e);
-        if (id >= groupCount && HashSlots.entryTag(e) == tag && values[newFirstRows[id - groupCount]] == value) {
-          groupIds[row] = id;
-          break;
-        }
-        p = (p + 1) & mask;
-      }
-    }
-    return added;
+    return FixedKeyColumns.addNew(1, slots, rowCount, groupCount, groupIds, newFirstRows, scratch);
   }
 
   /** True when none of rows [0, rowCount) of {@code col} is null (a bitmap read a word at a time). */
@@ -145,14 +103,17 @@ final class FixedKeyLookup {
   }
 
   /**
-   * Pass 1: every row's value (an int sign-extended) into scratch.hashes and its tag into scratch.tags. The
-   * value under a null is read too (it is some bits) and never used.
+   * Pass 1: every row's value (an int sign-extended) into scratch.columns[0] and its tag into scratch.tags, as
+   * {@link FixedKeyColumns#read} leaves them for one column (no row marked null: interning takes batches without
+   * nulls, a lookup tests the probe's validity itself). The value under a null is read too and never used.
    */
   private static void readValues(ColumnLayout col, LongUnaryOperator hashOverride, int rowCount,
       ProbeScratch scratch) {
     scratch.ensure(rowCount);
+    scratch.ensureColumns(1, rowCount);
+    java.util.Arrays.fill(scratch.nullRows, 0, rowCount, false);
     final long data = col.data;
-    final long[] values = scratch.hashes;
+    final long[] values = scratch.columns[0];
     final int[] tags = scratch.tags;
     if (col.kind == ColumnKind.FIXED8) {
       for (int i = 0; i < rowCount; i++) {
@@ -185,7 +146,7 @@ final class FixedKeyLookup {
     final long keys = stored.data;
     final boolean wide = stored.kind == ColumnKind.FIXED8;
     final int mask = slots.mask();
-    final long[] values = scratch.hashes;
+    final long[] values = scratch.columns[0];
     final int[] tags = scratch.tags;
     final long[] entries = scratch.entries;
     for (int i = 0; i < rowCount; i++) {

@@ -58,7 +58,14 @@ public final class GroupTable implements AutoCloseable {
   private final int fixedInternKind;
   /** With {@link #fixedInternKind} and nulls equal: the group whose key is null, once a null key arrived; else -1. */
   private int nullGroup = -1;
-  /** Batches interned through {@link FixedKeyLookup#intern} (for tests that the path ran). */
+  /**
+   * Two or more 4- or 8-byte integral key columns: their kinds, for {@link FixedKeyColumns}; null for other key
+   * schemas.
+   */
+  private final int[] fixedColumnKinds;
+  /** A group whose key holds a null (in a column whose nulls are equal) is in the index: FixedKeyColumns stops. */
+  private boolean nullKeysIndexed;
+  /** Batches interned through {@link FixedKeyLookup#intern} or {@link FixedKeyColumns} (for tests). */
   private int fixedInternBatches;
   private int groupCount;
   private String brokenBy;
@@ -106,6 +113,11 @@ public final class GroupTable implements AutoCloseable {
     int firstKind = keyFields.size() == 1 ? ColumnKind.of(k.vectors().get(0), "key column 0") : ColumnKind.NULL;
     this.fixedKey = keyFields.size() == 1 && FixedKeyLookup.applies(firstKind, nullsEqual[0]);
     this.fixedInternKind = FixedKeyLookup.isFixed(firstKind) ? firstKind : ColumnKind.NULL;
+    int[] kinds = new int[keyFields.size()];
+    for (int c = 0; c < kinds.length; c++) {
+      kinds[c] = ColumnKind.of(k.vectors().get(c), "key column " + c);
+    }
+    this.fixedColumnKinds = FixedKeyColumns.applies(kinds) ? kinds : null;
   }
 
   private void closeQuietly(KeyColumns k, HashSlots s) {
@@ -135,10 +147,17 @@ public final class GroupTable implements AutoCloseable {
       return 0;
     }
     try {
-      ColumnLayout fixed = fixedInternKind != ColumnKind.NULL ? ColumnLayout.of(batchKeys.get(0), "key column 0")
+      // Integral key columns: compared as longs (FixedKeyLookup, FixedKeyColumns) unless the batch's nulls need
+      // the comparator; the general path notes the null groups it indexed, which those paths must not take.
+      ColumnLayout[] columns = fixedInternKind != ColumnKind.NULL || fixedColumnKinds != null ? layouts(batchKeys)
           : null;
-      if (fixed != null && fixed.kind == fixedInternKind && FixedKeyLookup.noNulls(fixed, rowCount)) {
-        return internFixed(batchKeys, fixed, rowCount, groupIds, newGroupFirstRows);
+      if (fixedInternKind != ColumnKind.NULL && columns[0].kind == fixedInternKind
+          && FixedKeyLookup.noNulls(columns[0], rowCount)) {
+        return internFixed(batchKeys, columns[0], rowCount, groupIds, newGroupFirstRows);
+      }
+      if (fixedColumnKinds != null && !nullKeysIndexed
+          && FixedKeyColumns.read(columns, fixedColumnKinds, nullsEqual, hashOverride, rowCount, scratch)) {
+        return internFixedColumns(batchKeys, rowCount, groupIds, newGroupFirstRows);
       }
       hashRows(batchKeys, rowCount, scratch);
       if (groupCount == 0) {
@@ -147,8 +166,11 @@ public final class GroupTable implements AutoCloseable {
         findExisting(batchKeys, rowCount, groupIds, scratch);
       }
       int added = addNew(batchKeys, rowCount, groupIds, newGroupFirstRows);
-      if (fixed != null && nullsEqual[0] && nullGroup < 0) {
-        nullGroup = firstNullGroup(fixed, rowCount, groupIds);
+      if (fixedInternKind != ColumnKind.NULL && nullsEqual[0] && nullGroup < 0) {
+        nullGroup = firstNullGroup(columns[0], rowCount, groupIds);
+      }
+      if (fixedColumnKinds != null && !nullKeysIndexed) {
+        nullKeysIndexed = nullInEqualNullsColumn(columns, rowCount);
       }
       return added;
     } catch (OutOfMemoryException e) {
@@ -175,8 +197,45 @@ public final class GroupTable implements AutoCloseable {
         ColumnLayout.of(keys.vectors().get(0), "key column 0 (table)"), slots, hashOverride, rowCount, groupIds, own)) {
       return;
     }
+    if (fixedColumnKinds != null && !nullKeysIndexed) {
+      ColumnLayout[] columns = layouts(batchKeys);
+      if (FixedKeyColumns.read(columns, fixedColumnKinds, nullsEqual, hashOverride, rowCount, own)) {
+        FixedKeyColumns.find(storedLayouts(), slots, rowCount, groupIds, own);
+        for (int i = 0; i < rowCount; i++) {
+          groupIds[i] = Math.max(groupIds[i], -1); // a miss's end slot (~slot) is only interning's
+        }
+        return;
+      }
+    }
     hashRows(batchKeys, rowCount, own);
     findExisting(batchKeys, rowCount, groupIds, own);
+  }
+
+  private static ColumnLayout[] layouts(List<? extends ValueVector> batchKeys) {
+    ColumnLayout[] columns = new ColumnLayout[batchKeys.size()];
+    for (int c = 0; c < columns.length; c++) {
+      columns[c] = ColumnLayout.of(batchKeys.get(c), "key column " + c);
+    }
+    return columns;
+  }
+
+  private ColumnLayout[] storedLayouts() {
+    List<FieldVector> stored = keys.vectors();
+    ColumnLayout[] columns = new ColumnLayout[stored.size()];
+    for (int c = 0; c < columns.length; c++) {
+      columns[c] = ColumnLayout.of(stored.get(c), "key column " + c + " (table)");
+    }
+    return columns;
+  }
+
+  /** Whether rows [0, rowCount) hold a null in a column whose nulls are equal (such a group enters the index). */
+  private boolean nullInEqualNullsColumn(ColumnLayout[] columns, int rowCount) {
+    for (int c = 0; c < columns.length; c++) {
+      if (nullsEqual[c] && !FixedKeyLookup.noNulls(columns[c], rowCount)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Checks a probe batch against the key schema as {@link #lookup} does, for lookups that bypass the hash. */
@@ -325,6 +384,33 @@ public final class GroupTable implements AutoCloseable {
     try {
       int added = FixedKeyLookup.intern(batch, stored, nullGroup, slots, hashOverride, rowCount, groupCount,
           groupIds, newFirstRows, scratch);
+      if (added > 0) {
+        keys.append(batchKeys, newFirstRows, added);
+        groupCount += added;
+      }
+      broken = false;
+      return added;
+    } finally {
+      if (broken) {
+        // The index may name groups whose keys were never stored.
+        brokenBy = brokenBy == null ? "failed while adding groups" : brokenBy;
+      }
+    }
+  }
+
+  /** A batch {@link FixedKeyColumns#read} took (into the scratch): found, then added, then its new keys stored. */
+  private int internFixedColumns(List<? extends ValueVector> batchKeys, int rowCount, int[] groupIds,
+      int[] newFirstRows) {
+    if (groupCount == 0) {
+      java.util.Arrays.fill(groupIds, 0, rowCount, -1);
+    } else {
+      FixedKeyColumns.find(storedLayouts(), slots, rowCount, groupIds, scratch);
+    }
+    fixedInternBatches++;
+    boolean broken = true;
+    try {
+      int added = FixedKeyColumns.addNew(fixedColumnKinds.length, slots, rowCount, groupCount, groupIds,
+          newFirstRows, scratch);
       if (added > 0) {
         keys.append(batchKeys, newFirstRows, added);
         groupCount += added;

@@ -18,6 +18,9 @@ final class ProbeScratch {
   int[] pendRows = new int[0];
   int[] pendPositions = new int[0];
   boolean[] equal = new boolean[0];
+  /** FixedKeyColumns: each key column's values as longs, and the rows with a null key value. */
+  long[][] columns = new long[0][];
+  boolean[] nullRows = new boolean[0];
 
   void ensure(int rows) {
     if (hashes.length >= rows) {
@@ -34,5 +37,18 @@ final class ProbeScratch {
     pendRows = new int[n];
     pendPositions = new int[n];
     equal = new boolean[n];
+    nullRows = new boolean[n];
+  }
+
+  /** At least {@code count} column arrays of at least {@code rows} values each. */
+  void ensureColumns(int count, int rows) {
+    if (columns.length < count) {
+      columns = java.util.Arrays.copyOf(columns, count);
+    }
+    for (int c = 0; c < count; c++) {
+      if (columns[c] == null || columns[c].length < rows) {
+        columns[c] = new long[Math.max(rows, hashes.length)];
+      }
+    }
   }
 }

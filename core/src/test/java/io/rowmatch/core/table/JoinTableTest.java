@@ -235,6 +235,37 @@ class JoinTableTest extends AllocatorTest {
   }
 
   /**
+   * Two or three integral key columns build and probe through FixedKeyColumns (a null key, never equal, matches
+   * nothing; null-safe keys with a null take the general path): pairs and triples of every such type, with the
+   * real hash and forced collisions, against nested loops.
+   */
+  @Test
+  void integralKeyColumnsMatchNestedLoops() {
+    List<Field> fixed = new ArrayList<>();
+    for (Field f : SupportedTypes.all()) {
+      try (FieldVector v = f.createVector(allocator)) {
+        if (FixedKeyLookup.isFixed(ColumnKind.of(v, "k"))) {
+          fixed.add(f);
+        }
+      }
+    }
+    long seed = 8000;
+    for (int a = 0; a < fixed.size(); a++) {
+      Field first = fixed.get(a);
+      Field second = fixed.get((a + 1) % fixed.size());
+      Field third = fixed.get((a + 3) % fixed.size());
+      List<Field> pair = List.of(new Field("k0", first.getFieldType(), null), new Field("k1", second.getFieldType(), null));
+      List<Field> triple = List.of(pair.get(0), pair.get(1), new Field("k2", third.getFieldType(), null));
+      for (LongUnaryOperator hash : new LongUnaryOperator[] {null, h -> 0L, h -> h & 7}) {
+        for (boolean nullsEq : new boolean[] {false, true}) {
+          differential(pair, nullsEq, false, seed++, 4, 7, hash);
+          differential(triple, nullsEq, false, seed++, 3, 64, hash);
+        }
+      }
+    }
+  }
+
+  /**
    * A probe column of NullVector (Spark's NULL literal key) against an integral table, dense-indexed or hashed:
    * nothing matches.
    */
