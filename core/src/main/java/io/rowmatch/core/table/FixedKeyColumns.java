@@ -2,7 +2,6 @@ package io.rowmatch.core.table;
 
 import java.util.function.LongUnaryOperator;
 
-import io.rowmatch.core.compare.ColumnKind;
 import io.rowmatch.core.compare.ColumnLayout;
 import io.rowmatch.core.compare.RawMemory;
 import io.rowmatch.core.hash.HashMixer;
@@ -61,16 +60,7 @@ final class FixedKeyColumns {
     java.util.Arrays.fill(hashes, 0, rowCount, 0L); // combine(0, h) == h: column 0 needs no special case
     for (int c = 0; c < batch.length; c++) {
       final long[] values = scratch.columns[c];
-      final long data = batch[c].data;
-      if (kinds[c] == ColumnKind.FIXED8) {
-        for (int i = 0; i < rowCount; i++) {
-          values[i] = RawMemory.getLong(data + 8L * i);
-        }
-      } else {
-        for (int i = 0; i < rowCount; i++) {
-          values[i] = RawMemory.getInt(data + 4L * i);
-        }
-      }
+      FixedKeyLookup.readColumn(batch[c], values, rowCount);
       for (int i = 0; i < rowCount; i++) {
         hashes[i] = HashMixer.combine(hashes[i], HashMixer.mix(values[i]));
       }

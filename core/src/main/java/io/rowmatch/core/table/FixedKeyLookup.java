@@ -112,9 +112,21 @@ final class FixedKeyLookup {
     scratch.ensure(rowCount);
     scratch.ensureColumns(1, rowCount);
     java.util.Arrays.fill(scratch.nullRows, 0, rowCount, false);
-    final long data = col.data;
     final long[] values = scratch.columns[0];
     final int[] tags = scratch.tags;
+    readColumn(col, values, rowCount);
+    for (int i = 0; i < rowCount; i++) {
+      long hash = HashMixer.mix(values[i]);
+      if (hashOverride != null) {
+        hash = hashOverride.applyAsLong(hash);
+      }
+      tags[i] = HashSlots.tag(hash);
+    }
+  }
+
+  /** values[i] = row i's value of a 4- or 8-byte integral column (an int sign-extended), for i < rowCount. */
+  static void readColumn(ColumnLayout col, long[] values, int rowCount) {
+    final long data = col.data;
     if (col.kind == ColumnKind.FIXED8) {
       for (int i = 0; i < rowCount; i++) {
         values[i] = RawMemory.getLong(data + 8L * i);
@@ -123,13 +135,6 @@ final class FixedKeyLookup {
       for (int i = 0; i < rowCount; i++) {
         values[i] = RawMemory.getInt(data + 4L * i);
       }
-    }
-    for (int i = 0; i < rowCount; i++) {
-      long hash = HashMixer.mix(values[i]);
-      if (hashOverride != null) {
-        hash = hashOverride.applyAsLong(hash);
-      }
-      tags[i] = HashSlots.tag(hash);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.rowmatch.core.table;
 
 import java.util.List;
+import java.util.function.IntSupplier;
 import java.util.function.LongUnaryOperator;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -379,23 +380,8 @@ public final class GroupTable implements AutoCloseable {
   private int internFixed(List<? extends ValueVector> batchKeys, ColumnLayout batch, int rowCount, int[] groupIds,
       int[] newFirstRows) {
     ColumnLayout stored = ColumnLayout.of(keys.vectors().get(0), "key column 0 (table)");
-    fixedInternBatches++;
-    boolean broken = true;
-    try {
-      int added = FixedKeyLookup.intern(batch, stored, nullGroup, slots, hashOverride, rowCount, groupCount,
-          groupIds, newFirstRows, scratch);
-      if (added > 0) {
-        keys.append(batchKeys, newFirstRows, added);
-        groupCount += added;
-      }
-      broken = false;
-      return added;
-    } finally {
-      if (broken) {
-        // The index may name groups whose keys were never stored.
-        brokenBy = brokenBy == null ? "failed while adding groups" : brokenBy;
-      }
-    }
+    return addFused(batchKeys, newFirstRows, () -> FixedKeyLookup.intern(batch, stored, nullGroup, slots,
+        hashOverride, rowCount, groupCount, groupIds, newFirstRows, scratch));
   }
 
   /** A batch {@link FixedKeyColumns#read} took (into the scratch): found, then added, then its new keys stored. */
@@ -406,11 +392,16 @@ public final class GroupTable implements AutoCloseable {
     } else {
       FixedKeyColumns.find(storedLayouts(), slots, rowCount, groupIds, scratch);
     }
+    return addFused(batchKeys, newFirstRows, () -> FixedKeyColumns.addNew(fixedColumnKinds.length, slots,
+        rowCount, groupCount, groupIds, newFirstRows, scratch));
+  }
+
+  /** Runs a fused path's insert (new groups into the index; returns how many), then stores their keys. */
+  private int addFused(List<? extends ValueVector> batchKeys, int[] newFirstRows, IntSupplier insert) {
     fixedInternBatches++;
     boolean broken = true;
     try {
-      int added = FixedKeyColumns.addNew(fixedColumnKinds.length, slots, rowCount, groupCount, groupIds,
-          newFirstRows, scratch);
+      int added = insert.getAsInt();
       if (added > 0) {
         keys.append(batchKeys, newFirstRows, added);
         groupCount += added;

@@ -26,7 +26,6 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.junit.jupiter.api.Test;
 
-import io.rowmatch.core.compare.ColumnKind;
 import io.rowmatch.core.testing.AllocatorTest;
 import io.rowmatch.core.testing.RandomVectors;
 import io.rowmatch.core.testing.ReferenceRowEquality;
@@ -137,14 +136,7 @@ class GroupTableTest extends AllocatorTest {
   void singleIntegralKeyBatchesWithoutNullsTakeTheFusedPath() {
     long seed = 5000;
     int covered = 0;
-    for (Field f : SupportedTypes.all()) {
-      int kind;
-      try (FieldVector v = f.createVector(allocator)) {
-        kind = ColumnKind.of(v, "k");
-      }
-      if (!FixedKeyLookup.isFixed(kind)) {
-        continue;
-      }
+    for (Field f : IntegralKeyTypes.all(allocator)) {
       covered++;
       for (boolean nullsEq : new boolean[] {true, false}) {
         for (LongUnaryOperator hash : new LongUnaryOperator[] {null, h -> 0L, h -> h & 3}) {
@@ -166,14 +158,7 @@ class GroupTableTest extends AllocatorTest {
    */
   @Test
   void integralKeyColumnsTakeTheFusedPath() {
-    List<Field> fixed = new ArrayList<>();
-    for (Field f : SupportedTypes.all()) {
-      try (FieldVector v = f.createVector(allocator)) {
-        if (FixedKeyLookup.isFixed(ColumnKind.of(v, "k"))) {
-          fixed.add(f);
-        }
-      }
-    }
+    List<Field> fixed = IntegralKeyTypes.all(allocator);
     Random pick = new Random(17);
     long seed = 6000;
     for (int trial = 0; trial < 12; trial++) {

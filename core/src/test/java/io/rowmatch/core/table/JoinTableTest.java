@@ -22,7 +22,6 @@ import org.apache.arrow.vector.NullVector;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.junit.jupiter.api.Test;
 
-import io.rowmatch.core.compare.ColumnKind;
 import io.rowmatch.core.testing.AllocatorTest;
 import io.rowmatch.core.testing.RandomVectors;
 import io.rowmatch.core.testing.ReferenceRowEquality;
@@ -217,14 +216,7 @@ class JoinTableTest extends AllocatorTest {
   void singleIntegralKeyFusedLookupMatchesNestedLoops() {
     long seed = 7000;
     int covered = 0;
-    for (Field f : SupportedTypes.all()) {
-      int kind;
-      try (FieldVector v = f.createVector(allocator)) {
-        kind = ColumnKind.of(v, "k");
-      }
-      if (!FixedKeyLookup.applies(kind, false)) {
-        continue;
-      }
+    for (Field f : IntegralKeyTypes.all(allocator)) {
       covered++;
       for (LongUnaryOperator hash : new LongUnaryOperator[] {null, h -> 0L, h -> h & 7}) {
         differential(List.of(f), false, false, seed++, 5, 7, hash);
@@ -241,14 +233,7 @@ class JoinTableTest extends AllocatorTest {
    */
   @Test
   void integralKeyColumnsMatchNestedLoops() {
-    List<Field> fixed = new ArrayList<>();
-    for (Field f : SupportedTypes.all()) {
-      try (FieldVector v = f.createVector(allocator)) {
-        if (FixedKeyLookup.isFixed(ColumnKind.of(v, "k"))) {
-          fixed.add(f);
-        }
-      }
-    }
+    List<Field> fixed = IntegralKeyTypes.all(allocator);
     long seed = 8000;
     for (int a = 0; a < fixed.size(); a++) {
       Field first = fixed.get(a);
