@@ -48,11 +48,8 @@ final class FixedKeyLookup {
       return false;
     }
     if (probe.kind == ColumnKind.FIXED8) {
-      readValues(probe, hashOverride, rowCount, scratch);
-      find(probe.validity, stored, -1, slots, rowCount, groupIds, scratch);
-      for (int i = 0; i < rowCount; i++) {
-        groupIds[i] = Math.max(groupIds[i], -1); // a miss's end slot (~slot) is only interning's
-      }
+      readValues(probe, hashOverride, slots, rowCount, scratch);
+      find(probe.validity, stored, -1, false, slots, rowCount, groupIds, scratch);
     } else {
       lookup4(probe, stored, slots, hashOverride, rowCount, groupIds);
     }
@@ -70,11 +67,11 @@ final class FixedKeyLookup {
   static int intern(ColumnLayout batch, ColumnLayout stored, int nullGroup, HashSlots slots,
       LongUnaryOperator hashOverride, int rowCount, int groupCount, int[] groupIds, int[] newFirstRows,
       ProbeScratch scratch) {
-    readValues(batch, hashOverride, rowCount, scratch);
+    readValues(batch, hashOverride, groupCount == 0 ? null : slots, rowCount, scratch);
     if (groupCount == 0) {
       java.util.Arrays.fill(groupIds, 0, rowCount, -1);
     } else {
-      find(0, stored, nullGroup, slots, rowCount, groupIds, scratch);
+      find(0, stored, nullGroup, true, slots, rowCount, groupIds, scratch);
     }
     return FixedKeyColumns.addNew(1, slots, rowCount, groupCount, groupIds, newFirstRows, scratch);
   }
@@ -103,11 +100,14 @@ final class FixedKeyLookup {
   }
 
   /**
-   * Pass 1: every row's value (an int sign-extended) into scratch.columns[0] and its tag into scratch.tags, as
+   * Pass 1: every row's value (an int sign-extended) into scratch.columns[0], its tag into scratch.tags, as
    * {@link FixedKeyColumns#read} leaves them for one column (no row marked null: interning takes batches without
-   * nulls, a lookup tests the probe's validity itself). The value under a null is read too and never used.
+   * nulls, a lookup tests the probe's validity itself), and, given the slots, its home slot's entry into
+   * scratch.entries: those loads are independent of each other and no branch waits on them, so the CPU keeps many
+   * cache misses in flight (a table larger than the cache misses on almost every row). The value under a null is
+   * read too and never used.
    */
-  private static void readValues(ColumnLayout col, LongUnaryOperator hashOverride, int rowCount,
+  private static void readValues(ColumnLayout col, LongUnaryOperator hashOverride, HashSlots slots, int rowCount,
       ProbeScratch scratch) {
     scratch.ensure(rowCount);
     scratch.ensureColumns(1, rowCount);
@@ -115,13 +115,24 @@ final class FixedKeyLookup {
     final long[] values = scratch.columns[0];
     final int[] tags = scratch.tags;
     readColumn(col, values, rowCount);
-    for (int i = 0; i < rowCount; i++) {
-      long hash = HashMixer.mix(values[i]);
-      if (hashOverride != null) {
-        hash = hashOverride.applyAsLong(hash);
+    if (slots == null) {
+      for (int i = 0; i < rowCount; i++) {
+        tags[i] = HashSlots.tag(hash(values[i], hashOverride));
       }
-      tags[i] = HashSlots.tag(hash);
+      return;
     }
+    final int mask = slots.mask();
+    final long[] entries = scratch.entries;
+    for (int i = 0; i < rowCount; i++) {
+      int tag = HashSlots.tag(hash(values[i], hashOverride));
+      tags[i] = tag;
+      entries[i] = slots.get(tag & mask);
+    }
+  }
+
+  private static long hash(long value, LongUnaryOperator hashOverride) {
+    long hash = HashMixer.mix(value);
+    return hashOverride == null ? hash : hashOverride.applyAsLong(hash);
   }
 
   /** values[i] = row i's value of a 4- or 8-byte integral column (an int sign-extended), for i < rowCount. */
@@ -139,39 +150,37 @@ final class FixedKeyLookup {
   }
 
   /**
-   * groupIds[i] = the group whose stored key equals row i's value (from {@link #readValues}), or {@code ~q} (a
-   * negative) for the empty slot q that ended its probe sequence; rows not valid in {@code validity} (0: all
-   * valid) get -1. Home slots first, then the stored key each names, then
-   * the decisions: the loads of the first two passes are independent of each other and no branch waits on
-   * them, so the CPU keeps many cache misses in flight (a table larger than the cache misses on almost every
-   * row). Needs a table that holds a group.
+   * groupIds[i] = the group whose stored key equals row i's value (from {@link #readValues}, home entries
+   * included), or, for a miss, {@code ~q} (a negative) for the empty slot q that ended its probe sequence when
+   * {@code missSlots}, else -1; rows not valid in {@code validity} (0: all valid) get -1. The stored key each home
+   * slot names first, then the decisions: as the home entries' loads, the stored keys' do not wait on each
+   * other. Needs a table that holds a group.
    */
-  private static void find(long validity, ColumnLayout stored, int nullGroup, HashSlots slots, int rowCount,
-      int[] groupIds, ProbeScratch scratch) {
+  private static void find(long validity, ColumnLayout stored, int nullGroup, boolean missSlots, HashSlots slots,
+      int rowCount, int[] groupIds, ProbeScratch scratch) {
     final long keys = stored.data;
     final boolean wide = stored.kind == ColumnKind.FIXED8;
     final int mask = slots.mask();
     final long[] values = scratch.columns[0];
     final int[] tags = scratch.tags;
     final long[] entries = scratch.entries;
-    for (int i = 0; i < rowCount; i++) {
-      entries[i] = slots.get(tags[i] & mask);
-    }
     // The stored key of each home slot whose tag matches (group 0's otherwise, a valid row: the table holds a
     // group), loaded unconditionally for the same reason.
     final int[] candidates = scratch.candGroups;
     final long[] storedValues = scratch.storedValues;
-    for (int i = 0; i < rowCount; i++) {
-      long e = entries[i];
-      candidates[i] = e != 0 && HashSlots.entryTag(e) == tags[i] ? HashSlots.entryId(e) : 0;
-    }
     if (wide) {
       for (int i = 0; i < rowCount; i++) {
-        storedValues[i] = RawMemory.getLong(keys + 8L * candidates[i]);
+        long e = entries[i];
+        int id = e != 0 && HashSlots.entryTag(e) == tags[i] ? HashSlots.entryId(e) : 0;
+        candidates[i] = id;
+        storedValues[i] = RawMemory.getLong(keys + 8L * id);
       }
     } else {
       for (int i = 0; i < rowCount; i++) {
-        storedValues[i] = RawMemory.getInt(keys + 4L * candidates[i]);
+        long e = entries[i];
+        int id = e != 0 && HashSlots.entryTag(e) == tags[i] ? HashSlots.entryId(e) : 0;
+        candidates[i] = id;
+        storedValues[i] = RawMemory.getInt(keys + 4L * id);
       }
     }
     // Decide; a home slot holding another key continues along the probe sequence (rare at load <= 1/2). A miss
@@ -185,13 +194,15 @@ final class FixedKeyLookup {
       long value = values[i];
       int tag = tags[i];
       int home = tag & mask;
+      int found;
       if (e == 0) {
-        groupIds[i] = ~home;
+        found = ~home;
       } else if (HashSlots.entryTag(e) == tag && storedValues[i] == value && candidates[i] != nullGroup) {
-        groupIds[i] = candidates[i];
+        found = candidates[i];
       } else {
-        groupIds[i] = walk(slots, keys, wide, nullGroup, mask, (home + 1) & mask, tag, value);
+        found = walk(slots, keys, wide, nullGroup, mask, (home + 1) & mask, tag, value);
       }
+      groupIds[i] = missSlots || found >= 0 ? found : -1;
     }
   }
 
