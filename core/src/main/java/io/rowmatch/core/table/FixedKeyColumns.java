@@ -85,11 +85,13 @@ final class FixedKeyColumns {
   }
 
   /**
-   * After {@link #read}: groupIds[i] = the group whose stored key equals row i's, {@code ~q} (a negative) for
-   * the empty slot q that ended its probe sequence, or -1 for a row with a null. Needs a table that holds a
-   * group, none of whose indexed keys holds a null.
+   * After {@link #read}: groupIds[i] = the group whose stored key equals row i's, or for a miss {@code ~q} (a
+   * negative) for the empty slot q that ended its probe sequence when {@code missSlots} (interning resumes
+   * there), else -1; -1 for a row with a null. Needs a table that holds a group, none of whose indexed keys holds
+   * a null.
    */
-  static void find(ColumnLayout[] stored, HashSlots slots, int rowCount, int[] groupIds, ProbeScratch scratch) {
+  static void find(ColumnLayout[] stored, boolean missSlots, HashSlots slots, int rowCount, int[] groupIds,
+      ProbeScratch scratch) {
     final int mask = slots.mask();
     final int[] tags = scratch.tags;
     final boolean[] nullRows = scratch.nullRows;
@@ -104,7 +106,7 @@ final class FixedKeyColumns {
       while (true) {
         long e = slots.get(p);
         if (e == 0) {
-          found = ~p;
+          found = missSlots ? ~p : -1;
           break;
         }
         if (HashSlots.entryTag(e) == tag && storedEquals(stored, HashSlots.entryId(e), scratch.columns, i)) {

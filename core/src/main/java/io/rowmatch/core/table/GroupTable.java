@@ -201,10 +201,7 @@ public final class GroupTable implements AutoCloseable {
     if (fixedColumnKinds != null && !nullKeysIndexed) {
       ColumnLayout[] columns = layouts(batchKeys);
       if (FixedKeyColumns.read(columns, fixedColumnKinds, nullsEqual, hashOverride, rowCount, own)) {
-        FixedKeyColumns.find(storedLayouts(), slots, rowCount, groupIds, own);
-        for (int i = 0; i < rowCount; i++) {
-          groupIds[i] = Math.max(groupIds[i], -1); // a miss's end slot (~slot) is only interning's
-        }
+        FixedKeyColumns.find(storedLayouts(), false, slots, rowCount, groupIds, own);
         return;
       }
     }
@@ -390,7 +387,7 @@ public final class GroupTable implements AutoCloseable {
     if (groupCount == 0) {
       java.util.Arrays.fill(groupIds, 0, rowCount, -1);
     } else {
-      FixedKeyColumns.find(storedLayouts(), slots, rowCount, groupIds, scratch);
+      FixedKeyColumns.find(storedLayouts(), true, slots, rowCount, groupIds, scratch);
     }
     return addFused(batchKeys, newFirstRows, () -> FixedKeyColumns.addNew(fixedColumnKinds.length, slots,
         rowCount, groupCount, groupIds, newFirstRows, scratch));
