@@ -141,7 +141,7 @@ public final class SparkColumnMemory {
    * wrapper's transform flag, which changes the decoded bytes) stays the same for the whole chunk. Any other
    * dictionary is its own identity.
    */
-  static Object dictionarySource(Dictionary d) {
+  public static Object dictionarySource(Dictionary d) {
     if (PARQUET_DICTIONARY != null && d instanceof ParquetDictionary p) {
       Object inner = PARQUET_DICTIONARY.get(p);
       return (boolean) PARQUET_NEEDS_TRANSFORM.get(p) ? List.of(inner, Boolean.TRUE) : inner;
@@ -150,7 +150,7 @@ public final class SparkColumnMemory {
   }
 
   /** How many entries d has (ids 0 to n-1) when it wraps a Parquet dictionary, else -1 (not known). */
-  static int dictionaryEntries(Dictionary d) {
+  public static int dictionaryEntries(Dictionary d) {
     if (PARQUET_DICTIONARY != null && d instanceof ParquetDictionary p) {
       return ((org.apache.parquet.column.Dictionary) PARQUET_DICTIONARY.get(p)).getMaxId() + 1;
     }

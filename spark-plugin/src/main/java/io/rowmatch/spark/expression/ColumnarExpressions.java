@@ -23,9 +23,13 @@ import io.rowmatch.spark.arrow.DeferredGatherVector;
  */
 public final class ColumnarExpressions {
   private final Kernel[] kernels;
+  /** Per expression, its form decided per dictionary entry when it is a filter conjunct that can be (else null). */
+  private final DictionaryConjunct[] byDictionary;
   /** For each expression, the input ordinal it only reads (a column passed through as is), or -1. */
   private final int[] passThrough;
   private final DataType[] inputTypes;
+  /** Rows whose conjunct was decided through their dictionary entry (a conjunct's rows each time; for tests). */
+  private long rowsDecidedByDictionary;
   /** Per input column, its reader of Spark's own column vectors (made on first use; dictionary caches). */
   private SparkVecs[] sparkReaders;
   /** Per input column, its reader of a scan's column not yet in Arrow (dictionary caches); made on first use. */
@@ -33,8 +37,10 @@ public final class ColumnarExpressions {
   /** The open batch's numeric arrays, handed to the next batch when it is opened (one batch open at a time). */
   private final VecScratch scratch = new VecScratch();
 
-  private ColumnarExpressions(Kernel[] kernels, int[] passThrough, DataType[] inputTypes) {
+  private ColumnarExpressions(Kernel[] kernels, DictionaryConjunct[] byDictionary, int[] passThrough,
+      DataType[] inputTypes) {
     this.kernels = kernels;
+    this.byDictionary = byDictionary;
     this.passThrough = passThrough;
     this.inputTypes = inputTypes;
   }
@@ -54,19 +60,21 @@ public final class ColumnarExpressions {
     ExpressionPlanning p = new ExpressionPlanning(input);
     List<? extends Expression> list = CollectionConverters.asJava(expressions);
     Kernel[] kernels = new Kernel[list.size()];
+    DictionaryConjunct[] byDictionary = new DictionaryConjunct[list.size()];
     int[] pass = new int[list.size()];
+    List<Attribute> in = CollectionConverters.asJava(input);
     for (int i = 0; i < kernels.length; i++) {
       Kernel k = Expressions.planOne(list.get(i), p);
       kernels[i] = k;
+      byDictionary[i] = DictionaryConjunct.of(list.get(i), k, in);
       Expression e = list.get(i) instanceof Alias a ? a.child() : list.get(i);
       pass[i] = k instanceof LeafKernels.ColumnKernel c && e.dataType().sameType(k.type) ? c.ordinal : -1;
     }
-    List<Attribute> in = CollectionConverters.asJava(input);
     DataType[] types = new DataType[in.size()];
     for (int i = 0; i < types.length; i++) {
       types[i] = in.get(i).dataType();
     }
-    return new ColumnarExpressions(kernels, pass, types);
+    return new ColumnarExpressions(kernels, byDictionary, pass, types);
   }
 
   /**
@@ -76,16 +84,18 @@ public final class ColumnarExpressions {
   public static ColumnarExpressions compileBound(Expression[] bound, DataType[] inputTypes) {
     ExpressionPlanning p = new ExpressionPlanning(CollectionConverters.asScala(List.<Attribute>of()).toSeq());
     Kernel[] kernels = new Kernel[bound.length];
+    DictionaryConjunct[] byDictionary = new DictionaryConjunct[bound.length];
     int[] pass = new int[bound.length];
     try {
       for (int i = 0; i < bound.length; i++) {
         kernels[i] = Expressions.planOne(bound[i], p);
+        byDictionary[i] = DictionaryConjunct.of(bound[i], kernels[i], List.of());
         pass[i] = -1;
       }
     } catch (ExpressionPlanning.Refused r) {
       return null;
     }
-    return new ColumnarExpressions(kernels, pass, inputTypes.clone());
+    return new ColumnarExpressions(kernels, byDictionary, pass, inputTypes.clone());
   }
 
   /** A batch given as its Arrow columns. */
@@ -150,14 +160,19 @@ public final class ColumnarExpressions {
 
   /**
    * The rows where conjuncts 0..size-1 all hold (bitmap words), each conjunct evaluated only where the earlier
-   * ones held, as Spark's generated filter does (on a gathered batch of those rows when they are few).
+   * ones held, as Spark's generated filter does (on a gathered batch of those rows when they are few), or once per
+   * entry of its column's dictionary ({@link DictionaryConjunct}).
    */
   public long[] select(Object batch) {
     EvalBatch in = (EvalBatch) batch;
     long[] active = Vec.allValid(in.rows);
-    for (Kernel k : kernels) {
-      Vec v = Selective.eval(k, in, active);
-      long[] t = LogicKernels.trues(v);
+    for (int i = 0; i < kernels.length; i++) {
+      long[] t = byDictionary[i] == null ? null : byDictionary[i].holds(in);
+      if (t != null) {
+        rowsDecidedByDictionary += in.rows;
+      } else {
+        t = LogicKernels.trues(Selective.eval(kernels[i], in, active));
+      }
       long any = 0;
       for (int w = 0; w < active.length; w++) {
         active[w] &= t[w];
@@ -168,6 +183,11 @@ public final class ColumnarExpressions {
       }
     }
     return active;
+  }
+
+  /** How many rows {@link #select} decided through a dictionary entry, summed over conjuncts (for tests). */
+  public long rowsDecidedByDictionary() {
+    return rowsDecidedByDictionary;
   }
 
   /** Per input column its reader of Spark's vectors, null for a type read only from Arrow (made once). */

@@ -180,6 +180,38 @@ final class EvalBatch {
     return ArrowVecs.readValidity(arrow(ordinal), arrowRows(ordinal), rows);
   }
 
+  /**
+   * Column c in this batch as its scan's dictionary ids ({@link SparkVecs#encoded}), with the scan rows of this
+   * batch's rows ({@code rows}, null: 0..rows), or null when it is not a scan column read that way here.
+   */
+  EncodedColumn encoded(int c) {
+    SparkVecs reader;
+    org.apache.spark.sql.vectorized.ColumnVector source;
+    int[] sourceRows;
+    if (spark != null) {
+      reader = readers[c];
+      source = spark[c];
+      sourceRows = arrowRows(c);
+    } else if (readsUnreadFromSpark(c)) {
+      reader = unreadReaders[c];
+      source = unread[c].source();
+      sourceRows = unreadRows(c);
+    } else {
+      return null;
+    }
+    SparkVecs.Encoded e = reader.encoded(source);
+    return e == null ? null : new EncodedColumn(reader, e, sourceRows);
+  }
+
+  record EncodedColumn(SparkVecs reader, SparkVecs.Encoded encoded, int[] rows) {}
+
+  /** A batch of {@code v.rows} rows whose column c is v; a kernel over it may read no other column. */
+  static EvalBatch ofColumn(DataType[] types, int c, Vec v) {
+    EvalBatch b = new EvalBatch(new ValueVector[types.length], types, v.rows, null);
+    b.read[c] = v;
+    return b;
+  }
+
   /** Rows {@code sel[0..n)} of a root's column c, from what a kernel read already or from the source. */
   Vec columnAt(int c, int[] sel, int n) {
     if (read[c] != null) {

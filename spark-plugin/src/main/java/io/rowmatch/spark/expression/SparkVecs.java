@@ -1,5 +1,6 @@
 package io.rowmatch.spark.expression;
 
+import org.apache.spark.sql.execution.vectorized.Dictionary;
 import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
@@ -128,14 +129,109 @@ final class SparkVecs {
     long[] valid = new long[Vec.words(n)];
     byte[] nulls = SparkColumnMemory.AVAILABLE && src instanceof OnHeapColumnVector h ? SparkColumnMemory.nulls(h)
         : null;
-    for (int i = 0; i < n; i++) {
-      int r = sel == null ? i : sel[i];
-      boolean isNull = nulls != null ? nulls[r] != 0 : src.isNullAt(r);
-      if (!isNull) {
-        valid[i >>> 6] |= 1L << i;
+    if (nulls == null) {
+      for (int i = 0; i < n; i++) {
+        if (!src.isNullAt(sel == null ? i : sel[i])) {
+          valid[i >>> 6] |= 1L << i;
+        }
       }
+      return valid;
+    }
+    // A word of results at a time in a register, one loop per case: this runs for every nullable scan column.
+    for (int w = 0, base = 0; base < n; w++, base += 64) {
+      int end = Math.min(64, n - base);
+      long word = 0;
+      if (sel == null) {
+        for (int j = 0; j < end; j++) {
+          word |= (nulls[base + j] == 0 ? 1L : 0L) << j;
+        }
+      } else {
+        for (int j = 0; j < end; j++) {
+          word |= (nulls[sel[base + j]] == 0 ? 1L : 0L) << j;
+        }
+      }
+      valid[w] = word;
     }
     return valid;
+  }
+
+  /** Most entries a dictionary may have for a predicate to be decided once per entry ({@link #encoded}). */
+  static final int MAX_ENCODED_ENTRIES = 1 << 16;
+
+  /**
+   * A column as its scan decoded it in this batch: each row's dictionary id ({@code ids}, read where
+   * {@code nulls} is 0 or null) into a dictionary of {@code size} entries, the same values for as long as
+   * {@code identity} is equal (a Parquet column chunk).
+   */
+  record Encoded(Object identity, Dictionary dictionary, int size, int[] ids, byte[] nulls) {}
+
+  /**
+   * src's dictionary encoding in this batch when its entries can be read into a Vec ({@link #entries}), else null:
+   * an on-heap scan vector with a Parquet dictionary of at most {@link #MAX_ENCODED_ENTRIES} entries, of a kind
+   * kept in longs, doubles or bytes (not boolean, not a decimal wider than 18 digits).
+   */
+  Encoded encoded(ColumnVector src) {
+    if (!SparkColumnMemory.AVAILABLE || !(src instanceof OnHeapColumnVector h) || !h.hasDictionary()
+        || kind == Vec.BOOL || (kind == Vec.DECIMAL && Vec.wide((DecimalType) type))
+        || !(h.getDictionaryIds() instanceof OnHeapColumnVector ids)) {
+      return null;
+    }
+    Dictionary d = SparkColumnMemory.dictionary(h);
+    int size = SparkColumnMemory.dictionaryEntries(d);
+    if (size <= 0 || size > MAX_ENCODED_ENTRIES) {
+      return null;
+    }
+    return new Encoded(SparkColumnMemory.dictionarySource(d), d, size, SparkColumnMemory.ints(ids),
+        h.hasNull() ? SparkColumnMemory.nulls(h) : null);
+  }
+
+  /**
+   * The entries of an encoded column's dictionary as rows 0..size-1, each decoded as {@link #read} decodes a
+   * row of that id, and one null row at {@code size}.
+   */
+  Vec entries(Encoded e) {
+    int n = e.size() + 1;
+    Vec out = new Vec(type, n);
+    long[] valid = Vec.allValid(n);
+    valid[e.size() >>> 6] &= ~(1L << e.size());
+    out.valid = valid;
+    if (kind == Vec.BYTES) {
+      if (strings == null) {
+        strings = new DictionaryStrings();
+      }
+      strings.use(e.dictionary());
+      int[] starts = new int[n];
+      int[] lens = new int[n];
+      for (int id = 0; id < e.size(); id++) {
+        lens[id] = strings.length(id);
+        starts[id] = strings.start(id);
+      }
+      out.data = strings.bytes(); // after every length(): a decode may grow the array
+      out.starts = starts;
+      out.lens = lens;
+      return out;
+    }
+    int decode = kind == Vec.DOUBLE ? (type instanceof FloatType ? DictionaryNumbers.FLOAT : DictionaryNumbers.DOUBLE)
+        : kind == Vec.DECIMAL ? (((DecimalType) type).precision() <= Decimal.MAX_INT_DIGITS() ? DictionaryNumbers.INT
+        : DictionaryNumbers.LONG) : decodeOf();
+    if (numbers == null) {
+      numbers = new DictionaryNumbers(decode);
+    }
+    numbers.use(e.dictionary());
+    long[] bits = new long[n];
+    for (int id = 0; id < e.size(); id++) {
+      bits[id] = numbers.bits(id);
+    }
+    if (kind == Vec.DOUBLE) {
+      double[] d = new double[n];
+      for (int id = 0; id < e.size(); id++) {
+        d[id] = type instanceof FloatType ? Float.intBitsToFloat((int) bits[id]) : Double.longBitsToDouble(bits[id]);
+      }
+      out.doubles = d;
+    } else {
+      out.longs = bits;
+    }
+    return out;
   }
 
   private int decodeOf() {

@@ -20,6 +20,7 @@ import org.apache.spark.sql.catalyst.expressions.GreaterThanOrEqual;
 import org.apache.spark.sql.catalyst.expressions.In;
 import org.apache.spark.sql.catalyst.expressions.IsNotNull;
 import org.apache.spark.sql.catalyst.expressions.LessThan;
+import org.apache.spark.sql.catalyst.expressions.LessThanOrEqual;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.Or;
@@ -82,7 +83,7 @@ class SparkBatchFilterTest extends AllocatorTest {
    * Fills the reused vectors for batch k (returns its row count) and checks the fused filter against Spark's
    * predicate over batches 0..count.
    */
-  private void assertFiltered(StructType schema, WritableColumnVector[] vectors, int batches,
+  private ColumnarExpressions assertFiltered(StructType schema, WritableColumnVector[] vectors, int batches,
       java.util.function.IntUnaryOperator fill, Function<Function<Integer, Expression>, Expression> condition) {
     List<Attribute> input = new ArrayList<>();
     for (StructField f : schema.fields()) {
@@ -119,6 +120,7 @@ class SparkBatchFilterTest extends AllocatorTest {
       }
     }
     assertEquals(expected, actual, ours.sql());
+    return conjuncts;
   }
 
   /**
@@ -314,6 +316,103 @@ class SparkBatchFilterTest extends AllocatorTest {
           }
         }
       }
+    }
+  }
+
+  /**
+   * Conjuncts over one dictionary-encoded column are decided once per dictionary entry (and once for a null) and
+   * must keep exactly Spark's rows: nulls under NOT IN, IS NULL and null-safe equality, NaN and -0.0 against zero,
+   * decimals, string prefixes; a conjunct over two columns, or one that may raise an error, stays row by row.
+   */
+  @Test
+  void conjunctsDecidedPerDictionaryEntry() {
+    StructType schema = new StructType().add("i", DataTypes.IntegerType)
+        .add("dec", DataTypes.createDecimalType(15, 2)).add("d", DataTypes.DoubleType)
+        .add("s", DataTypes.StringType).add("plain", DataTypes.LongType);
+    SparkBatches.ParquetChunk[] chunks = {chunk(0), chunk(0), chunk(11)};
+    Expression nullInt = lit(null, DataTypes.IntegerType);
+    List<Function<Function<Integer, Expression>, Expression>> perEntry = List.of(
+        c -> new And(new GreaterThanOrEqual(c.apply(0), lit(-1500, DataTypes.IntegerType)),
+            new LessThan(c.apply(0), lit(2500, DataTypes.IntegerType))),
+        c -> new org.apache.spark.sql.catalyst.expressions.Not(new In(c.apply(0),
+            CollectionConverters.asScala(List.<Expression>of(lit(-3500, DataTypes.IntegerType), nullInt)).toSeq())),
+        c -> new org.apache.spark.sql.catalyst.expressions.Not(new In(c.apply(0),
+            CollectionConverters.asScala(List.<Expression>of(lit(-3500, DataTypes.IntegerType))).toSeq())),
+        c -> new org.apache.spark.sql.catalyst.expressions.IsNull(c.apply(1)),
+        c -> new org.apache.spark.sql.catalyst.expressions.EqualNullSafe(c.apply(0), nullInt),
+        c -> new Or(new LessThan(c.apply(0), lit(0, DataTypes.IntegerType)),
+            new org.apache.spark.sql.catalyst.expressions.IsNull(c.apply(0))),
+        c -> new GreaterThan(c.apply(2), lit(0.0, DataTypes.DoubleType)),
+        c -> new EqualTo(c.apply(2), lit(0.0, DataTypes.DoubleType)),
+        c -> new EqualTo(c.apply(2), lit(Double.NaN, DataTypes.DoubleType)),
+        c -> new GreaterThanOrEqual(c.apply(1), lit(Decimal.apply(100L, 15, 2), DataTypes.createDecimalType(15, 2))),
+        c -> new org.apache.spark.sql.catalyst.expressions.StartsWith(c.apply(3),
+            lit(UTF8String.fromString("a value"), DataTypes.StringType)),
+        c -> new org.apache.spark.sql.catalyst.expressions.Contains(c.apply(3),
+            lit(UTF8String.fromString("AIR"), DataTypes.StringType)),
+        c -> new EqualTo(c.apply(3), lit(UTF8String.fromString(""), DataTypes.StringType)));
+    List<Function<Function<Integer, Expression>, Expression>> rowByRow = List.of(
+        c -> new Or(new LessThan(c.apply(0), lit(0, DataTypes.IntegerType)),
+            new GreaterThan(c.apply(2), lit(0.0, DataTypes.DoubleType))),
+        c -> new GreaterThan(new org.apache.spark.sql.catalyst.expressions.Add(c.apply(0),
+            lit(1, DataTypes.IntegerType)),
+            lit(0, DataTypes.IntegerType)),
+        c -> new GreaterThan(c.apply(4), lit(-1L, DataTypes.LongType)));
+    int n = 130;
+    for (boolean offHeap : new boolean[] {false, true}) {
+      for (int list = 0; list < 2; list++) {
+        for (var condition : list == 0 ? perEntry : rowByRow) {
+          WritableColumnVector[] vectors = SparkBatches.allocate(schema, n, offHeap);
+          try {
+            java.util.function.IntUnaryOperator fill = k -> {
+              for (int c = 0; c < 4; c++) {
+                int col = c;
+                SparkBatches.dictionaryEncoded(vectors[c], SparkBatches.wrapped(chunks[k]), n,
+                    i -> (i * 5 + col + k) % 8, i -> (i + col) % 9 == 4);
+              }
+              WritableColumnVector plain = vectors[4];
+              plain.reset();
+              for (int i = 0; i < n; i++) {
+                plain.putLong(i, i - 60L * k);
+              }
+              return n;
+            };
+            ColumnarExpressions used = assertFiltered(schema, vectors, chunks.length, fill, condition);
+            // Off-heap vectors are read through their getters; on-heap ones by their arrays and dictionary ids.
+            long expected = list == 0 && !offHeap ? (long) n * chunks.length : 0;
+            assertEquals(expected, used.rowsDecidedByDictionary(), "rows decided by dictionary entry");
+          } finally {
+            for (WritableColumnVector v : vectors) {
+              v.close();
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * A dictionary with more entries than a batch has rows is decided per entry only once its chunk's rows outnumber
+   * its entries; the batches before are evaluated row by row, with the same answers.
+   */
+  @Test
+  void largeDictionaryDecidedOnceItsRowsOutnumberItsEntries() {
+    StructType schema = new StructType().add("i", DataTypes.IntegerType);
+    SparkBatches.ParquetChunk big = new SparkBatches.ParquetChunk(299).ints(id -> id * 7 - 1000);
+    int n = 130;
+    WritableColumnVector[] vectors = SparkBatches.allocate(schema, n, false);
+    try {
+      java.util.function.IntUnaryOperator fill = k -> {
+        SparkBatches.dictionaryEncoded(vectors[0], SparkBatches.wrapped(big), n, i -> (i * 37 + k * 11) % 300,
+            i -> i % 17 == 3);
+        return n;
+      };
+      ColumnarExpressions used = assertFiltered(schema, vectors, 4, fill,
+          c -> new LessThanOrEqual(c.apply(0), lit(0, DataTypes.IntegerType)));
+      // 300 entries: batches 0 and 1 (260 rows) row by row, 2 and 3 by entry.
+      assertEquals(2L * n, used.rowsDecidedByDictionary());
+    } finally {
+      vectors[0].close();
     }
   }
 }

@@ -1,0 +1,167 @@
+package io.rowmatch.spark.expression;
+
+import java.util.List;
+
+import org.apache.spark.sql.catalyst.expressions.And;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.BoundReference;
+import org.apache.spark.sql.catalyst.expressions.Contains;
+import org.apache.spark.sql.catalyst.expressions.EndsWith;
+import org.apache.spark.sql.catalyst.expressions.EqualNullSafe;
+import org.apache.spark.sql.catalyst.expressions.EqualTo;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.GreaterThan;
+import org.apache.spark.sql.catalyst.expressions.GreaterThanOrEqual;
+import org.apache.spark.sql.catalyst.expressions.In;
+import org.apache.spark.sql.catalyst.expressions.InSet;
+import org.apache.spark.sql.catalyst.expressions.IsNotNull;
+import org.apache.spark.sql.catalyst.expressions.IsNull;
+import org.apache.spark.sql.catalyst.expressions.LessThan;
+import org.apache.spark.sql.catalyst.expressions.LessThanOrEqual;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.Not;
+import org.apache.spark.sql.catalyst.expressions.Or;
+import org.apache.spark.sql.catalyst.expressions.StartsWith;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * A filter conjunct that reads one column and can raise no error, decided once per dictionary entry where a scan
+ * hands that column over dictionary-encoded: the conjunct is evaluated on the dictionary's entries (and once on a
+ * null), and each row takes its entry's answer through its id. A Parquet column chunk's dictionary is shared by all
+ * its batches, so the entries are evaluated once per chunk; a row costs one id load and one table load, where the
+ * row-wise kernels decode the id, then compare (each conjunct again).
+ *
+ * <p>Only conjuncts whose every node is a comparison, IN, null test, logic or string-prefix/suffix/contains test
+ * over the column and literals qualify: they raise no error and depend on the value alone, so evaluating them on
+ * entries no active row holds changes nothing Spark would see.
+ */
+final class DictionaryConjunct {
+  /** The conjunct's only input column. */
+  private final int column;
+  private final Kernel kernel;
+  /** The dictionary the table below answers for (its {@link SparkVecs.Encoded#identity}); null: none yet. */
+  private Object identity;
+  /** Per dictionary id, 1 where the conjunct holds; the last entry is a null row's answer. */
+  private byte[] holds;
+  /** A dictionary whose entries are not decided yet, and the rows seen under it so far. */
+  private Object waiting;
+  private long rowsWaited;
+
+  private DictionaryConjunct(int column, Kernel kernel) {
+    this.column = column;
+    this.kernel = kernel;
+  }
+
+  /** The dictionary form of a conjunct, or null when it reads more than one column or might raise an error. */
+  static DictionaryConjunct of(Expression conjunct, Kernel kernel, List<Attribute> input) {
+    int c = onlyColumn(conjunct, input);
+    return c >= 0 ? new DictionaryConjunct(c, kernel) : null;
+  }
+
+  /**
+   * The rows of the batch where the conjunct holds (bitmap words), or null when its column is not
+   * dictionary-encoded in this batch (the caller evaluates the kernel row by row).
+   */
+  long[] holds(EvalBatch in) {
+    EvalBatch.EncodedColumn ec = in.encoded(column);
+    if (ec == null) {
+      return null;
+    }
+    SparkVecs.Encoded e = ec.encoded();
+    if (!e.identity().equals(identity)) {
+      // Deciding every entry pays once the dictionary's rows outnumber its entries: until then (a large
+      // dictionary, small batches) the rows are evaluated as they come, counted against the entries.
+      if (!e.identity().equals(waiting)) {
+        waiting = e.identity();
+        rowsWaited = 0;
+      }
+      rowsWaited += in.rows;
+      if (rowsWaited < e.size()) {
+        return null;
+      }
+      Vec entries = ec.reader().entries(e);
+      Vec v = kernel.eval(EvalBatch.ofColumn(in.types, column, entries), null);
+      long[] t = LogicKernels.trues(v);
+      byte[] h = new byte[entries.rows];
+      for (int id = 0; id < h.length; id++) {
+        h[id] = (byte) ((t[id >>> 6] >>> id) & 1);
+      }
+      holds = h;
+      identity = e.identity();
+    }
+    try {
+      return rows(e.ids(), e.nulls(), ec.rows(), in.rows, holds);
+    } catch (ArrayIndexOutOfBoundsException x) {
+      throw new IllegalStateException("a dictionary id of input column " + column + " is outside its dictionary of "
+          + e.size() + " entries", x);
+    }
+  }
+
+  /** Each row's answer: {@code holds[id]}, or {@code holds[size]} (the null row's) where the row is null. */
+  private static long[] rows(int[] ids, byte[] nulls, int[] sel, int n, byte[] holds) {
+    long[] out = new long[Vec.words(n)];
+    int nullId = holds.length - 1;
+    for (int w = 0, base = 0; base < n; w++, base += 64) {
+      int end = Math.min(64, n - base);
+      long word = 0;
+      if (sel == null && nulls == null) {
+        for (int j = 0; j < end; j++) {
+          word |= (long) holds[ids[base + j]] << j;
+        }
+      } else if (sel == null) {
+        for (int j = 0; j < end; j++) {
+          int r = base + j;
+          word |= (long) holds[nulls[r] != 0 ? nullId : ids[r]] << j;
+        }
+      } else {
+        for (int j = 0; j < end; j++) {
+          int r = sel[base + j];
+          word |= (long) holds[nulls != null && nulls[r] != 0 ? nullId : ids[r]] << j;
+        }
+      }
+      out[w] = word;
+    }
+    return out;
+  }
+
+  /** The one input column e reads when every node of it raises no error (see the class comment), else -1. */
+  static int onlyColumn(Expression e, List<Attribute> input) {
+    int[] found = {-1};
+    return collect(e, input, found) ? found[0] : -1;
+  }
+
+  private static boolean collect(Expression e, List<Attribute> input, int[] found) {
+    int ordinal = -1;
+    if (e instanceof BoundReference b) {
+      ordinal = b.ordinal();
+    } else if (e instanceof Attribute a) {
+      for (int i = 0; i < input.size(); i++) {
+        if (input.get(i).exprId().equals(a.exprId())) {
+          ordinal = i;
+        }
+      }
+      if (ordinal < 0) {
+        return false;
+      }
+    } else if (!(e instanceof Literal || e instanceof And || e instanceof Or || e instanceof Not
+        || e instanceof IsNull || e instanceof IsNotNull || e instanceof EqualTo || e instanceof EqualNullSafe
+        || e instanceof LessThan || e instanceof LessThanOrEqual || e instanceof GreaterThan
+        || e instanceof GreaterThanOrEqual || e instanceof In || e instanceof InSet || e instanceof StartsWith
+        || e instanceof EndsWith || e instanceof Contains)) {
+      return false;
+    }
+    if (ordinal >= 0) {
+      if (found[0] >= 0 && found[0] != ordinal) {
+        return false;
+      }
+      found[0] = ordinal;
+      return true;
+    }
+    for (Expression child : CollectionConverters.asJava(e.children())) {
+      if (!collect(child, input, found)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
