@@ -3,7 +3,6 @@ package io.rowmatch.spark.joins
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.functions.{col, count, expr, lit, max, min, sum}
 
-import io.rowmatch.spark.aggregate.BuildRowGroups
 import io.rowmatch.spark.arrow.DeferredGatherVector
 
 /**
@@ -79,47 +78,5 @@ class DeferredColumnsSuite extends JoinQueryTest {
     assert(text.contains("BroadcastHashJoin") && text.contains("ShuffledHashJoin"), text)
     assert(made > 0, s"no column was deferred\n$text")
     assert(DeferredGatherVector.gatheredCount() > before, text)
-  }
-
-  /** Runs the broadcast check and returns how many batches an aggregate grouped by their build rows. */
-  private def groupedByBuildRows(query: => DataFrame): Long = {
-    val before = BuildRowGroups.batches()
-    checkJoin(Broadcast) { query }
-    BuildRowGroups.batches() - before
-  }
-
-  private val groupedByDimensions: Seq[(String, () => DataFrame)] = Seq(
-    "strings, floats with NaN and -0.0, nulls in the build values, two build sides" -> (() =>
-      f.join(d1, expr("f.i = d1.i")).join(d2, expr("f.s = d2.s"))
-        .groupBy(col("d1.s"), col("d1.d"), col("d2.f"), col("d2.dt")).agg(sum(col("f.dec")), count(lit(1)),
-          min(col("f.payload")))),
-    "a key also read by a function, and a function over another build column" -> (() =>
-      f.join(d1, expr("f.l = d1.l")).groupBy(col("d1.s")).agg(max(col("d1.s")), min(col("d1.dec")),
-        sum(col("f.i")))),
-    "three build sides, one of them keyed on another's column" -> (() =>
-      f.join(d1, expr("f.i = d1.i")).join(d2, expr("f.b = d2.b")).join(d3, expr("d1.dt = d3.dt"))
-        .groupBy(col("d3.bin"), col("d2.big"), col("d1.ts"), col("d1.bool")).agg(count(lit(1)), sum(col("f.l")))))
-
-  for ((name, query) <- groupedByDimensions) {
-    test(s"an aggregate grouped by build columns groups by their build rows: $name") {
-      assert(groupedByBuildRows { query() } > 0, s"no batch was grouped by build rows\n${planText(lastJoin)}")
-    }
-  }
-
-  test("an aggregate grouped by build columns gives up on build rows when nearly every row is its own combination") {
-    val saved = BuildRowGroups.trialRows
-    BuildRowGroups.trialRows = 1
-    try {
-      // d0's 400 rows, each its own group with f's payload's rows spread over them: the first batch gives up
-      val d0 = table(400, 66, "d0", 400)
-      groupedByBuildRows {
-        f.join(d0, expr("f.i = d0.i")).groupBy(col("d0.payload"), col("d0.s")).agg(count(lit(1)), sum(col("f.l")))
-      }
-      groupedByBuildRows {
-        f.join(d1, expr("f.i = d1.i")).groupBy(col("d1.payload")).agg(count(lit(1)), max(col("f.payload")))
-      }
-    } finally {
-      BuildRowGroups.trialRows = saved
-    }
   }
 }

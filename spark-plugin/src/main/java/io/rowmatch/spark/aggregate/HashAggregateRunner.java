@@ -30,7 +30,6 @@ import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.core.table.GroupTable;
 import io.rowmatch.spark.arrow.ArrowSchemas;
-import io.rowmatch.spark.arrow.DeferredGatherVector;
 import io.rowmatch.spark.arrow.RowReadArrowColumnVector;
 import io.rowmatch.spark.expression.ColumnarExpressions;
 import io.rowmatch.spark.memory.SpillFile;
@@ -91,10 +90,6 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   /** The runner's own per-batch arrays, charged to the task's limit like the kernels' state. */
   private final HeapAccount heap;
   private GroupTable table;
-  /** Groups keys that all come from build sides by their build rows first (null: keyless). */
-  private final BuildRowGroups buildRowGroups;
-  /** Per input column, whether only the grouping reads it (not a function): left deferred when grouped by rows. */
-  private final boolean[] onlyGrouped;
   private int groupCount;
   private int[] groupIds = new int[0];
   private int[] newGroupRows = new int[0];
@@ -141,22 +136,6 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
         Long.MAX_VALUE);
     this.kernels = new AggregateKernel[spec.functions.size()];
     this.heap = new HeapAccount(allocator, spec.operatorName);
-    this.buildRowGroups = new BuildRowGroups(allocator, spec.operatorName);
-    int width = 0;
-    for (int k : spec.keyOrdinals) {
-      width = Math.max(width, k + 1);
-    }
-    this.onlyGrouped = new boolean[width];
-    for (int k : spec.keyOrdinals) {
-      onlyGrouped[k] = true;
-    }
-    for (FunctionSpec f : spec.functions) {
-      for (int c : f.inputOrdinals) {
-        if (c < width) {
-          onlyGrouped[c] = false;
-        }
-      }
-    }
   }
 
   public static Iterator<ColumnarBatch> run(AggregateSpec spec, Iterator<ColumnarBatch> batches, TaskContext task) {
@@ -247,8 +226,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       if (rows == 0) {
         continue;
       }
-      DeferredGatherVector[] deferredKeys = spec.keyless() ? null : buildRowGroups.keys(batch, spec.keyOrdinals);
-      ValueVector[] columns = arrowColumns(batch, deferredKeys == null ? null : onlyGrouped);
+      ValueVector[] columns = arrowColumns(batch);
       if (spills && allocator.getAllocatedMemory() >= MIN_SPILL_BYTES && mustSpill(columns, rows)) {
         spillState();
         probe = null; // a partial that spilled goes on aggregating
@@ -261,19 +239,13 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       if (spec.keyless()) {
         Arrays.fill(groupIds, 0, rows, 0);
         groupCount = 1;
-      } else if (deferredKeys != null) {
-        if (table == null) {
-          table = newTable(BuildRowGroups.fields(deferredKeys));
-        }
-        buildRowGroups.intern(deferredKeys, rows, table, groupIds);
-        groupCount = table.groupCount();
       } else {
         keys.clear();
         for (int k : spec.keyOrdinals) {
           keys.add(columns[k]);
         }
         if (table == null) {
-          table = newTable(fieldsOf(keys));
+          table = newTable(keys);
         }
         table.intern(keys, rows, groupIds, newGroupRows);
         groupCount = table.groupCount();
@@ -296,7 +268,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   private boolean mustSpill(ValueVector[] columns, int rows) {
     long batchBytes = 0;
     for (ValueVector v : columns) {
-      batchBytes += v == null ? 0 : v.getBufferSize(); // a column left deferred holds no rows of its own
+      batchBytes += v.getBufferSize();
     }
     long state = allocator.getAllocatedMemory();
     return memory.mustSpill(taskAllocator, TaskMemory.batchNeed(batchBytes, state, groupCount,
@@ -323,7 +295,6 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     }
     table.close();
     table = null;
-    buildRowGroups.reset();
     groupCount = 0;
     newKernels();
     metrics.spilled(partitions.newBytes());
@@ -426,13 +397,9 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     }
   }
 
-  /** The batch's Arrow columns; those {@code skip} marks are left null (not gathered when deferred). */
-  private ValueVector[] arrowColumns(ColumnarBatch batch, boolean[] skip) {
+  private ValueVector[] arrowColumns(ColumnarBatch batch) {
     ValueVector[] columns = new ValueVector[batch.numCols()];
     for (int c = 0; c < columns.length; c++) {
-      if (skip != null && c < skip.length && skip[c]) {
-        continue;
-      }
       ColumnVector cv = batch.column(c);
       if (!(cv instanceof ArrowColumnVector)) {
         throw new IllegalStateException(spec.operatorName + " expects Arrow batches but column " + c + " is a "
@@ -454,7 +421,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       if (rows == 0) {
         continue;
       }
-      ValueVector[] columns = arrowColumns(batch, null);
+      ValueVector[] columns = arrowColumns(batch);
       List<FieldVector> columnsOut = new ArrayList<>();
       for (int k = 0; k < spec.keyOrdinals.length; k++) {
         ValueVector key = columns[spec.keyOrdinals[k]];
@@ -479,16 +446,12 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     return null;
   }
 
-  private static List<Field> fieldsOf(List<ValueVector> keys) {
+  private GroupTable newTable(List<ValueVector> keys) {
     List<Field> fields = new ArrayList<>(keys.size());
     for (ValueVector v : keys) {
       fields.add(v.getField());
     }
-    return fields;
-  }
-
-  private GroupTable newTable(List<Field> fields) {
-    boolean[] all = new boolean[fields.size()];
+    boolean[] all = new boolean[keys.size()];
     Arrays.fill(all, true);
     return new GroupTable(allocator, fields, all, all.clone(), spec.operatorName);
   }
@@ -736,7 +699,6 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       table.close();
       table = null;
     }
-    buildRowGroups.close();
   }
 
   @Override
