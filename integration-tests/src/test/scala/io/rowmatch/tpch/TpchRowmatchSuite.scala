@@ -16,7 +16,9 @@ import io.rowmatch.bench.tpch.{Engine, QueryRun, TpchQuery}
  *
  * Operator counts: where `rowmatch-operators.tsv` (test resources, same format as the file this suite
  * writes to target/tpch-rowmatch-operators.tsv) pins a count for a strategy and query, it must match
- * exactly; otherwise at least one Rowmatch operator is required (every TPC-H query joins or aggregates).
+ * exactly, or fall in a pinned range "a-b" of the counts AQE's varying order of stages gives (a key's
+ * isnotnull filter is dropped only where the join reads it in the same stage); otherwise at least one
+ * Rowmatch operator is required (every TPC-H query joins or aggregates).
  * A plan without any Rowmatch operator must carry the plugin's fallback reasons (tags named rowmatch.*).
  */
 class TpchRowmatchSuite extends TpchSuiteBase(Engine.ROWMATCH) {
@@ -39,7 +41,8 @@ class TpchRowmatchSuite extends TpchSuiteBase(Engine.ROWMATCH) {
   override protected def handleNotReady(message: String): Unit =
     if (pluginSourcePresent) fail(message) else cancel(message)
 
-  private lazy val pinned: Map[(String, Int), Int] = {
+  /** A pinned count, or a range "a-b" of counts seen (AQE re-plans as stages finish, in an order that varies). */
+  private lazy val pinned: Map[(String, Int), Range] = {
     val resource = getClass.getResourceAsStream("rowmatch-operators.tsv")
     if (resource == null) Map.empty
     else {
@@ -48,7 +51,8 @@ class TpchRowmatchSuite extends TpchSuiteBase(Engine.ROWMATCH) {
         source.getLines().map(_.trim).filter(l => l.nonEmpty && !l.startsWith("#") && !l.startsWith("strategy"))
           .map { line =>
             val Array(strategy, query, count) = line.split("\t")
-            (strategy, query.stripPrefix("q").toInt) -> count.toInt
+            val bounds = count.split("-")
+            (strategy, query.stripPrefix("q").toInt) -> (bounds.head.toInt to bounds.last.toInt)
           }.toMap
       } finally source.close()
     }
@@ -59,8 +63,8 @@ class TpchRowmatchSuite extends TpchSuiteBase(Engine.ROWMATCH) {
     val detail = s"${strategy.name} ${query.name()}: ${run.inspection().operatorSummary()}; fallback reasons: " +
       run.inspection().fallbackReasons()
     pinned.get((strategy.name, query.number())) match {
-      case Some(expected) => assert(count == expected,
-        s"expected $expected Rowmatch operators (pinned in rowmatch-operators.tsv), got $count ($detail). If the" +
+      case Some(expected) => assert(expected.contains(count),
+        s"expected ${if (expected.size == 1) expected.head else s"${expected.head} to ${expected.last}"} Rowmatch operators (pinned in rowmatch-operators.tsv), got $count ($detail). If the" +
           " plugin changed on purpose, copy target/tpch-rowmatch-operators.tsv over" +
           " src/test/resources/io/rowmatch/tpch/rowmatch-operators.tsv")
       case None => assert(count >= 1, s"no Rowmatch operator ran and no count is pinned ($detail)")

@@ -28,14 +28,15 @@ import io.rowmatch.spark.config.RowmatchConf;
  * A column-pruning Project over a Rowmatch join or aggregate becomes a RowmatchProject, so that chains of
  * joins stay in Arrow instead of going to rows and back around every Project. A union that runs columnar
  * becomes a RowmatchUnion, whose columnar path keeps the partitioning the union reports. Last, joins read through
- * a Project output only the columns it reads ({@link PruneJoinOutputs}).
+ * a Project output only the columns it reads ({@link PruneJoinOutputs}), and the {@code isnotnull} filters on keys a
+ * Rowmatch join drops nulls of itself go ({@link DropKeyNotNullFilters}).
  */
 public final class InsertArrowTransitions extends Rule<SparkPlan> {
   @Override
   public SparkPlan apply(SparkPlan plan) {
     RowmatchConf conf = RowmatchConf.current();
     SparkPlan rewritten = rewrite(plan, ArrowSettings.of(conf), conf.enabled());
-    return conf.enabled() ? PruneJoinOutputs.apply(rewritten) : rewritten;
+    return conf.enabled() ? DropKeyNotNullFilters.apply(PruneJoinOutputs.apply(rewritten)) : rewritten;
   }
 
   @Override
