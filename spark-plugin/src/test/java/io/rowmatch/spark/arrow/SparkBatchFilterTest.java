@@ -269,6 +269,29 @@ class SparkBatchFilterTest extends AllocatorTest {
         .doubles(id -> id == 0 ? -0.0 : id == 1 ? Double.NaN : id - 3.5 + salt).strings(id -> words[id]);
   }
 
+  /**
+   * Batch k of the (i, dec, d, s, plain) schema: the first four columns dictionary-encoded with the chunk's
+   * dictionary (a new wrapper each batch) and nulls over out-of-range ids, the last plain longs (with nulls when
+   * {@code plainNulls}). Returns the row count n.
+   */
+  private static int fillChunk(WritableColumnVector[] vectors, SparkBatches.ParquetChunk chunk, int k, int n,
+      boolean plainNulls) {
+    for (int c = 0; c < 4; c++) {
+      int col = c;
+      SparkBatches.dictionaryEncoded(vectors[c], SparkBatches.wrapped(chunk), n, i -> (i * 5 + col + k) % 8,
+          i -> (i + col) % 9 == 4);
+    }
+    WritableColumnVector plain = vectors[4];
+    plain.reset();
+    for (int i = 0; i < n; i++) {
+      plain.putLong(i, i - 60L * k);
+      if (plainNulls && (i + 4) % 9 == 4) {
+        plain.putNull(i);
+      }
+    }
+    return n;
+  }
+
   @Test
   void dictionaryEncodedColumnsAcrossChunks() {
     // TPC-H's shape: dictionary-encoded int, decimal(15, 2) (unscaled longs), double and strings; chunk A for
@@ -292,22 +315,7 @@ class SparkBatchFilterTest extends AllocatorTest {
         int n = 130;
         WritableColumnVector[] vectors = SparkBatches.allocate(schema, n, offHeap);
         try {
-          java.util.function.IntUnaryOperator fill = k -> {
-            for (int c = 0; c < 4; c++) {
-              int col = c;
-              SparkBatches.dictionaryEncoded(vectors[c], SparkBatches.wrapped(chunks[k]), n,
-                  i -> (i * 5 + col + k) % 8, i -> (i + col) % 9 == 4);
-            }
-            WritableColumnVector plain = vectors[4];
-            plain.reset();
-            for (int i = 0; i < n; i++) {
-              plain.putLong(i, i - 60L * k);
-              if ((i + 4) % 9 == 4) {
-                plain.putNull(i);
-              }
-            }
-            return n;
-          };
+          java.util.function.IntUnaryOperator fill = k -> fillChunk(vectors, chunks[k], k, n, true);
           assertFiltered(schema, vectors, chunks.length, fill, condition);
           assertProjectedAfterFilter(schema, vectors, chunks.length, fill, condition);
         } finally {
@@ -364,19 +372,7 @@ class SparkBatchFilterTest extends AllocatorTest {
         for (var condition : list == 0 ? perEntry : rowByRow) {
           WritableColumnVector[] vectors = SparkBatches.allocate(schema, n, offHeap);
           try {
-            java.util.function.IntUnaryOperator fill = k -> {
-              for (int c = 0; c < 4; c++) {
-                int col = c;
-                SparkBatches.dictionaryEncoded(vectors[c], SparkBatches.wrapped(chunks[k]), n,
-                    i -> (i * 5 + col + k) % 8, i -> (i + col) % 9 == 4);
-              }
-              WritableColumnVector plain = vectors[4];
-              plain.reset();
-              for (int i = 0; i < n; i++) {
-                plain.putLong(i, i - 60L * k);
-              }
-              return n;
-            };
+            java.util.function.IntUnaryOperator fill = k -> fillChunk(vectors, chunks[k], k, n, false);
             ColumnarExpressions used = assertFiltered(schema, vectors, chunks.length, fill, condition);
             // Off-heap vectors are read through their getters; on-heap ones by their arrays and dictionary ids.
             long expected = list == 0 && !offHeap ? (long) n * chunks.length : 0;
