@@ -1,8 +1,6 @@
 package io.rowmatch.tpch
 
-import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path}
-import scala.io.Source
 
 import io.rowmatch.bench.tpch.{Engine, QueryRun, TpchQuery}
 
@@ -41,30 +39,13 @@ class TpchRowmatchSuite extends TpchSuiteBase(Engine.ROWMATCH) {
   override protected def handleNotReady(message: String): Unit =
     if (pluginSourcePresent) fail(message) else cancel(message)
 
-  /** A pinned count, or a range "a-b" of counts seen (AQE re-plans as stages finish, in an order that varies). */
-  private lazy val pinned: Map[(String, Int), Range] = {
-    val resource = getClass.getResourceAsStream("rowmatch-operators.tsv")
-    if (resource == null) Map.empty
-    else {
-      val source = Source.fromInputStream(resource, StandardCharsets.UTF_8.name())
-      try {
-        source.getLines().map(_.trim).filter(l => l.nonEmpty && !l.startsWith("#") && !l.startsWith("strategy"))
-          .map { line =>
-            val Array(strategy, query, count) = line.split("\t")
-            val bounds = count.split("-")
-            (strategy, query.stripPrefix("q").toInt) -> (bounds.head.toInt to bounds.last.toInt)
-          }.toMap
-      } finally source.close()
-    }
-  }
-
   override protected def checkOperators(strategy: JoinStrategy, query: TpchQuery, run: QueryRun): Unit = {
     val count = run.inspection().operatorCount()
     val detail = s"${strategy.name} ${query.name()}: ${run.inspection().operatorSummary()}; fallback reasons: " +
       run.inspection().fallbackReasons()
-    pinned.get((strategy.name, query.number())) match {
+    OperatorPins.all.get((strategy.name, query.number())) match {
       case Some(expected) => assert(expected.contains(count),
-        s"expected ${if (expected.size == 1) expected.head else s"${expected.head} to ${expected.last}"} Rowmatch operators (pinned in rowmatch-operators.tsv), got $count ($detail). If the" +
+        s"expected ${OperatorPins.describe(expected)} Rowmatch operators (pinned in rowmatch-operators.tsv), got $count ($detail). If the" +
           " plugin changed on purpose, copy target/tpch-rowmatch-operators.tsv over" +
           " src/test/resources/io/rowmatch/tpch/rowmatch-operators.tsv")
       case None => assert(count >= 1, s"no Rowmatch operator ran and no count is pinned ($detail)")
