@@ -67,14 +67,13 @@ final class SparkVecs {
         }
         out.bits = bits;
       }
-      case Vec.LONG -> out.longs = dictionary ? fromDictionary(w, sel, n, out.valid, decodeOf(), scratch)
+      case Vec.LONG -> out.longs = dictionary ? fromDictionary(w, sel, n, out.valid, scratch)
           : longs(src, w instanceof OnHeapColumnVector h ? h : null, sel, n, scratch);
       case Vec.DOUBLE -> {
         double[] d = scratch == null ? new double[n] : scratch.doubles(n);
         boolean isFloat = type instanceof FloatType;
         if (dictionary) {
-          long[] raw = fromDictionary(w, sel, n, out.valid, isFloat ? DictionaryNumbers.FLOAT
-              : DictionaryNumbers.DOUBLE, scratch);
+          long[] raw = fromDictionary(w, sel, n, out.valid, scratch);
           for (int i = 0; i < n; i++) {
             d[i] = isFloat ? Float.intBitsToFloat((int) raw[i]) : Double.longBitsToDouble(raw[i]);
           }
@@ -211,11 +210,8 @@ final class SparkVecs {
       out.lens = lens;
       return out;
     }
-    int decode = kind == Vec.DOUBLE ? (type instanceof FloatType ? DictionaryNumbers.FLOAT : DictionaryNumbers.DOUBLE)
-        : kind == Vec.DECIMAL ? (((DecimalType) type).precision() <= Decimal.MAX_INT_DIGITS() ? DictionaryNumbers.INT
-        : DictionaryNumbers.LONG) : decodeOf();
     if (numbers == null) {
-      numbers = new DictionaryNumbers(decode);
+      numbers = new DictionaryNumbers(decodeOf());
     }
     numbers.use(e.dictionary());
     long[] bits = new long[n];
@@ -234,7 +230,18 @@ final class SparkVecs {
     return out;
   }
 
+  /**
+   * How this column's dictionary decodes a number: as the column's getter reads it (an int for byte, short, int,
+   * date and a decimal of up to 9 digits; a float or double as such; a long otherwise).
+   */
   private int decodeOf() {
+    if (kind == Vec.DOUBLE) {
+      return type instanceof FloatType ? DictionaryNumbers.FLOAT : DictionaryNumbers.DOUBLE;
+    }
+    if (kind == Vec.DECIMAL) {
+      return ((DecimalType) type).precision() <= Decimal.MAX_INT_DIGITS() ? DictionaryNumbers.INT
+          : DictionaryNumbers.LONG;
+    }
     return type instanceof ByteType || type instanceof ShortType || type instanceof IntegerType
         || type instanceof DateType ? DictionaryNumbers.INT : DictionaryNumbers.LONG;
   }
@@ -285,10 +292,9 @@ final class SparkVecs {
   }
 
   /** Each valid row's dictionary value (raw bits, ints sign-extended), each entry decoded once per dictionary. */
-  private long[] fromDictionary(WritableColumnVector w, int[] sel, int n, long[] valid, int decode,
-      VecScratch scratch) {
+  private long[] fromDictionary(WritableColumnVector w, int[] sel, int n, long[] valid, VecScratch scratch) {
     if (numbers == null) {
-      numbers = new DictionaryNumbers(decode);
+      numbers = new DictionaryNumbers(decodeOf());
     }
     numbers.use(SparkColumnMemory.dictionary(w));
     WritableColumnVector ids = w.getDictionaryIds();
@@ -322,8 +328,7 @@ final class SparkVecs {
     if (w != null && !Vec.wide(t)) {
       boolean ints = t.precision() <= Decimal.MAX_INT_DIGITS();
       if (dictionary) {
-        out.longs = fromDictionary(w, sel, n, out.valid, ints ? DictionaryNumbers.INT : DictionaryNumbers.LONG,
-            scratch);
+        out.longs = fromDictionary(w, sel, n, out.valid, scratch);
         return;
       }
       if (w instanceof OnHeapColumnVector h) {
