@@ -1,8 +1,6 @@
 package io.rowmatch.tpcds
 
-import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path}
-import scala.io.Source
 import scala.jdk.CollectionConverters._
 import scala.util.{Failure, Success, Try}
 
@@ -14,6 +12,7 @@ import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStag
 import io.rowmatch.bench.tpch.{PlanInspector, TpcdsDataGenerator, TpcdsQuery, TpcdsWorkload, TpchDataset}
 import io.rowmatch.spark.{RowComparison, RowmatchQueryTest}
 import io.rowmatch.spark.arrow.{RowmatchFilterExec, RowmatchProjectExec}
+import io.rowmatch.tpch.OperatorPins
 
 /**
  * The 103 TPC-DS queries (Spark's own texts, trino-tpcds data at SF 0.01, Spark's types) with the plugin
@@ -88,22 +87,10 @@ class TpcdsRowmatchSuite extends RowmatchQueryTest {
   private val Slack = 1
 
   /** A pinned count, or a range "a-b" of counts seen, each widened by Slack; -1: both engines fail. */
-  private lazy val pinned: Map[String, Range] = {
-    val resource = getClass.getResourceAsStream("rowmatch-operators.tsv")
-    if (resource == null) Map.empty
-    else {
-      val source = Source.fromInputStream(resource, StandardCharsets.UTF_8.name())
-      try {
-        source.getLines().map(_.trim).filter(l => l.nonEmpty && !l.startsWith("#") && !l.startsWith("query"))
-          .map { line =>
-            val Array(query, count) = line.split("\t")
-            val bounds = count.split("(?<=\\d)-")
-            val (low, high) = (bounds.head.toInt, bounds.last.toInt)
-            query -> (if (low < 0) low to high else (low - Slack) to (high + Slack))
-          }.toMap
-      } finally source.close()
-    }
-  }
+  private lazy val pinned: Map[String, Range] =
+    OperatorPins.read("io/rowmatch/tpcds/rowmatch-operators.tsv").map { case (Seq(query), counts) =>
+      query -> (if (counts.head < 0) counts else (counts.head - Slack) to (counts.last + Slack))
+    }.toMap
 
   for (name <- TpcdsQuery.NAMES.toArray(new Array[String](0))) {
     test(s"$name answers as vanilla Spark with Rowmatch operators") {
