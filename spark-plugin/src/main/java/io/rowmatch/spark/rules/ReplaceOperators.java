@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.spark.sql.catalyst.rules.Rule;
+import org.apache.spark.sql.execution.ExpandExec;
 import org.apache.spark.sql.execution.FilterExec;
 import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.RowmatchUnionExec;
@@ -23,6 +24,7 @@ import io.rowmatch.spark.aggregate.AggregatePlanner;
 import io.rowmatch.spark.arrow.ArrowBatchConsumer;
 import io.rowmatch.spark.arrow.ArrowBatchProducer;
 import io.rowmatch.spark.arrow.ArrowSettings;
+import io.rowmatch.spark.arrow.RowmatchExpandExec;
 import io.rowmatch.spark.arrow.RowmatchFilterExec;
 import io.rowmatch.spark.arrow.RowmatchProjectExec;
 import io.rowmatch.spark.config.RowmatchConf;
@@ -99,9 +101,9 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
   }
 
   /**
-   * Bottom-up: a Filter or Project whose child (already rewritten) produces Arrow batches, a Rowmatch operator or
-   * an Arrow shuffle's stage, runs on those batches whatever its parent, so no rows are made below it (a
-   * computing Project between two joins, a Filter over a join).
+   * Bottom-up: a Filter, Project or Expand whose child (already rewritten) produces Arrow batches, a Rowmatch
+   * operator or an Arrow shuffle's stage, runs on those batches whatever its parent, so no rows are made below it (a
+   * computing Project between two joins, a Filter over a join, a ROLLUP's Expand over a join under its aggregate).
    */
   private static SparkPlan overArrow(SparkPlan plan, RowmatchConf conf) {
     if (PlacementPolicy.keptVanilla(plan)) {
@@ -112,6 +114,9 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     }
     if (plan instanceof ProjectExec project && InsertArrowTransitions.producesArrow(project.child())) {
       return columnarProject(project, conf);
+    }
+    if (plan instanceof ExpandExec expand && InsertArrowTransitions.producesArrow(expand.child())) {
+      return columnarExpand(expand, conf);
     }
     return plan;
   }
@@ -149,6 +154,9 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
         RowmatchFilterExec.unsupported(f.condition(), f.child().output())
             .foreach(why -> { FallbackReasons.record(f, why, conf); return null; });
       }
+    }
+    if (child instanceof ExpandExec expand && runsColumnar(expand.child())) {
+      return columnarExpand(expand, conf);
     }
     return child;
   }
@@ -222,6 +230,9 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     if (plan instanceof ProjectExec p) {
       return runsColumnar(p.child()) && RowmatchProjectExec.unsupported(p.projectList(), p.child().output()).isEmpty();
     }
+    if (plan instanceof ExpandExec e) {
+      return runsColumnar(e.child()) && RowmatchExpandExec.unsupported(e).isEmpty();
+    }
     return false;
   }
 
@@ -251,6 +262,15 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
         ArrowSettings.of(conf));
     replaced.copyTagsFrom(project);
     return replaced;
+  }
+
+  private static SparkPlan columnarExpand(ExpandExec expand, RowmatchConf conf) {
+    Option<String> why = RowmatchExpandExec.unsupported(expand);
+    if (why.isDefined()) {
+      FallbackReasons.record(expand, why.get(), conf);
+      return expand;
+    }
+    return RowmatchExpandExec.of(expand, ArrowSettings.of(conf));
   }
 
   private static boolean isNotNullFilter(SparkPlan plan) {
