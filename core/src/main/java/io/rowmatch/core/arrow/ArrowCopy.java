@@ -132,7 +132,14 @@ public final class ArrowCopy {
 
   /** The one row-index check: every row inside src's values ({@code nullRows}: negative rows mean null). */
   private static void checkRows(ValueVector src, int[] rows, int count, boolean nullRows) {
-    int n = src.getValueCount();
+    checkRows(rows, count, src.getValueCount(), nullRows, src.getName());
+  }
+
+  /**
+   * The row-index check of every gather by row numbers: {@code rows[0..count)} inside [0, n) ({@code nullRows}:
+   * negative rows mean null and pass); else IndexOutOfBoundsException naming the row and the column.
+   */
+  public static void checkRows(int[] rows, int count, int n, boolean nullRows, String column) {
     // Branch-free: one OR of every row's sign bits (r >= n, and r < 0 unless null rows are allowed), so the loop
     // vectorizes; a join appends each chunk's rows column after column, and this check ran once per value.
     int bad = 0;
@@ -151,8 +158,7 @@ public final class ArrowCopy {
       for (int i = 0; i < count; i++) {
         int r = rows[i];
         if ((r < 0 && !nullRows) || r >= n) {
-          throw new IndexOutOfBoundsException("row " + r + " outside [0, " + n + ") of column '" + src.getName()
-              + "'");
+          throw new IndexOutOfBoundsException("row " + r + " outside [0, " + n + ") of column '" + column + "'");
         }
       }
     }

@@ -122,12 +122,7 @@ public final class ConvertOnReadColumn extends ReadThroughArrowColumn {
   }
 
   private void checkRows(int[] at, int n) {
-    for (int i = 0; i < n; i++) {
-      if (at[i] < 0 || at[i] >= count) {
-        throw new IndexOutOfBoundsException("row " + at[i] + " outside [0, " + count + ") of column '"
-            + target.getName() + "'");
-      }
-    }
+    ArrowCopy.checkRows(at, n, count, false, target.getName());
   }
 
   /**

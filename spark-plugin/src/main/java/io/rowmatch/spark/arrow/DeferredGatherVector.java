@@ -52,15 +52,12 @@ public final class DeferredGatherVector extends ReadThroughArrowColumn {
       throw new IllegalArgumentException("column '" + field.getName() + "' is not a flat Arrow vector: "
           + source.getClass().getSimpleName());
     }
-    int n = source.getValueCount();
-    boolean nulls = false;
+    ArrowCopy.checkRows(rows, count, source.getValueCount(), true, field.getName());
+    int signs = 0; // a negative row (null) sets the sign bit; one OR per row, so the loop vectorizes
     for (int i = 0; i < count; i++) {
-      int r = rows[i];
-      if (r >= n) {
-        throw new IndexOutOfBoundsException("row " + r + " outside [0, " + n + ") of column '" + field.getName() + "'");
-      }
-      nulls |= r < 0;
+      signs |= rows[i];
     }
+    boolean nulls = signs < 0;
     this.source = source;
     this.rows = rows;
     this.count = count;

@@ -277,13 +277,7 @@ final class ArrowVecs {
 
   /** Every selected row is one of the vector's (the reads below are by address). */
   private static void checkRows(int[] sel, int n, int count) {
-    int bad = 0;
-    for (int i = 0; i < n; i++) {
-      bad |= (count - 1 - sel[i]) | sel[i];
-    }
-    if (bad < 0) {
-      throw new IllegalStateException("a selected row outside a column of " + count + " values");
-    }
+    ArrowCopy.checkRows(sel, n, count, false, "selected");
   }
 
   /** An Arrow vector's validity words for rows 0..n (sel null) or sel[0..n), null when it has no null. */

@@ -90,9 +90,10 @@ class ArrowVecsTest extends AllocatorTest {
   @Test
   void aRowOutsideTheColumnIsRefused() {
     try (IntVector v = column(10, 0.5, new Random(5))) {
-      assertThrows(IllegalStateException.class, () -> ArrowVecs.readSelected(v, DataTypes.IntegerType,
-          new int[] {0, 10}, 2));
-      assertThrows(IllegalStateException.class, () -> ArrowVecs.readValidity(v, new int[] {-1}, 1));
+      assertEquals("row 10 outside [0, 10) of column 'selected'", assertThrows(IndexOutOfBoundsException.class,
+          () -> ArrowVecs.readSelected(v, DataTypes.IntegerType, new int[] {0, 10}, 2)).getMessage());
+      assertEquals("row -1 outside [0, 10) of column 'selected'", assertThrows(IndexOutOfBoundsException.class,
+          () -> ArrowVecs.readValidity(v, new int[] {-1}, 1)).getMessage());
     }
   }
 }
