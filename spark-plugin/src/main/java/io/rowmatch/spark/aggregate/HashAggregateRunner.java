@@ -87,6 +87,10 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   /** 0 for the plan's aggregate; n for the merge of a partition spilled n levels deep. */
   private final int level;
   private final AggregateKernel[] kernels;
+  /** Groups by the dictionary ids of keys a scan hands over encoded (null for a keyless aggregate). */
+  private final DictionaryGroups dictionaryGroups;
+  /** Per input column: read only as a key, so not copied into Arrow when the keys are grouped by dictionary id. */
+  private final boolean[] keyOnly;
   /** The runner's own per-batch arrays, charged to the task's limit like the kernels' state. */
   private final HeapAccount heap;
   private GroupTable table;
@@ -136,6 +140,27 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
         Long.MAX_VALUE);
     this.kernels = new AggregateKernel[spec.functions.size()];
     this.heap = new HeapAccount(allocator, spec.operatorName);
+    this.dictionaryGroups = spec.keyless() ? null : new DictionaryGroups(spec.keyOrdinals);
+    this.keyOnly = keyOnlyColumns(spec);
+  }
+
+  private static boolean[] keyOnlyColumns(AggregateSpec spec) {
+    int width = 0;
+    for (int k : spec.keyOrdinals) {
+      width = Math.max(width, k + 1);
+    }
+    boolean[] keyOnly = new boolean[width];
+    for (int k : spec.keyOrdinals) {
+      keyOnly[k] = true;
+    }
+    for (FunctionSpec f : spec.functions) {
+      for (int c : f.inputOrdinals) {
+        if (c < width) {
+          keyOnly[c] = false;
+        }
+      }
+    }
+    return keyOnly;
   }
 
   public static Iterator<ColumnarBatch> run(AggregateSpec spec, Iterator<ColumnarBatch> batches, TaskContext task) {
@@ -226,7 +251,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
       if (rows == 0) {
         continue;
       }
-      ValueVector[] columns = arrowColumns(batch);
+      ValueVector[] columns = arrowColumns(batch, keyOnly);
       if (spills && allocator.getAllocatedMemory() >= MIN_SPILL_BYTES && mustSpill(columns, rows)) {
         spillState();
         probe = null; // a partial that spilled goes on aggregating
@@ -240,14 +265,22 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
         Arrays.fill(groupIds, 0, rows, 0);
         groupCount = 1;
       } else {
-        keys.clear();
-        for (int k : spec.keyOrdinals) {
-          keys.add(columns[k]);
+        GroupTable byIds = dictionaryGroups.intern(batch, rows, table, this::newTable, groupIds, allocator);
+        if (byIds != null) {
+          table = byIds;
+        } else {
+          keys.clear();
+          for (int k : spec.keyOrdinals) {
+            if (columns[k] == null) {
+              columns[k] = arrowColumn(batch, k);
+            }
+            keys.add(columns[k]);
+          }
+          if (table == null) {
+            table = newTable(keys);
+          }
+          table.intern(keys, rows, groupIds, newGroupRows);
         }
-        if (table == null) {
-          table = newTable(keys);
-        }
-        table.intern(keys, rows, groupIds, newGroupRows);
         groupCount = table.groupCount();
       }
       for (AggregateKernel kernel : kernels) {
@@ -268,7 +301,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   private boolean mustSpill(ValueVector[] columns, int rows) {
     long batchBytes = 0;
     for (ValueVector v : columns) {
-      batchBytes += v.getBufferSize();
+      batchBytes += v == null ? 0 : v.getBufferSize();
     }
     long state = allocator.getAllocatedMemory();
     return memory.mustSpill(taskAllocator, TaskMemory.batchNeed(batchBytes, state, groupCount,
@@ -295,6 +328,7 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     }
     table.close();
     table = null;
+    dictionaryGroups.reset();
     groupCount = 0;
     newKernels();
     metrics.spilled(partitions.newBytes());
@@ -398,16 +432,27 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
   }
 
   private ValueVector[] arrowColumns(ColumnarBatch batch) {
+    return arrowColumns(batch, new boolean[0]);
+  }
+
+  /** The batch's columns as Arrow vectors, but null for those {@code skip} marks (read when needed, if ever). */
+  private ValueVector[] arrowColumns(ColumnarBatch batch, boolean[] skip) {
     ValueVector[] columns = new ValueVector[batch.numCols()];
     for (int c = 0; c < columns.length; c++) {
-      ColumnVector cv = batch.column(c);
-      if (!(cv instanceof ArrowColumnVector)) {
-        throw new IllegalStateException(spec.operatorName + " expects Arrow batches but column " + c + " is a "
-            + cv.getClass().getSimpleName());
+      if (c >= skip.length || !skip[c]) {
+        columns[c] = arrowColumn(batch, c);
       }
-      columns[c] = ((ArrowColumnVector) cv).getValueVector();
     }
     return columns;
+  }
+
+  private ValueVector arrowColumn(ColumnarBatch batch, int c) {
+    ColumnVector cv = batch.column(c);
+    if (!(cv instanceof ArrowColumnVector)) {
+      throw new IllegalStateException(spec.operatorName + " expects Arrow batches but column " + c + " is a "
+          + cv.getClass().getSimpleName());
+    }
+    return ((ArrowColumnVector) cv).getValueVector();
   }
 
   /**
