@@ -98,6 +98,22 @@ class AggregateSpillSuite extends RowmatchQueryTest {
       .groupBy("ks", "n").agg("d" -> "sum", "*" -> "count"))
   }
 
+  test("keys grouped by dictionary id (a Parquet scan's) spill: the groups start over after each spill") {
+    val dir = java.nio.file.Files.createTempDirectory("rowmatch-spill-dictionary").toFile
+    try {
+      // 251 x 211 key combinations, every one present: about 53K groups per task, dictionary-encoded pages.
+      spark.range(0, 400000, 1, 2).selectExpr("concat('s', cast(id % 251 as string), 'é') as a",
+        "case when id % 97 = 0 then null else cast(id % 211 as int) end as b", "id as v")
+        .write.parquet(new java.io.File(dir, "t").getPath)
+      val before = io.rowmatch.spark.aggregate.DictionaryGroups.rowsGrouped()
+      checkSpilled(spark.read.parquet(new java.io.File(dir, "t").getPath).groupBy("a", "b")
+        .agg("v" -> "sum", "*" -> "count"), grant = "1m")
+      assert(io.rowmatch.spark.aggregate.DictionaryGroups.rowsGrouped() > before, "no row was grouped by dictionary id")
+    } finally {
+      org.apache.commons.io.FileUtils.deleteDirectory(dir)
+    }
+  }
+
   test("count(distinct) spills") {
     checkSpilled(rows.groupBy("k").agg(org.apache.spark.sql.functions.countDistinct("n"),
       org.apache.spark.sql.functions.sum("v")))
