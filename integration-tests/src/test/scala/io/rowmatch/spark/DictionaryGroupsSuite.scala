@@ -42,6 +42,15 @@ class DictionaryGroupsSuite extends RowmatchQueryTest {
     try FileUtils.deleteDirectory(dir) finally super.afterAll()
   }
 
+  /** A dimension of 25 rows keyed 0..24 (the fact's i runs to 30: some rows find none), names with nulls. */
+  private def dimension(): Unit = {
+    spark.range(25).selectExpr("cast(id as int) as k",
+      "case when id % 4 = 0 then null when id % 3 = 0 then 'é' else concat('d', cast(id % 7 as string)) end as name",
+      "cast(id % 5 as int) as grp", "cast(id % 3 as decimal(10, 2)) as rate").createOrReplaceTempView("dim")
+    spark.range(9).selectExpr("cast(id as int) as k", "concat('e', cast(id % 4 as string)) as label")
+      .createOrReplaceTempView("dim2")
+  }
+
   private def table(dictionary: Boolean): DataFrame = spark.read.parquet(new File(dir, s"t-$dictionary").getPath)
 
   private val queries = Seq(
@@ -52,6 +61,33 @@ class DictionaryGroupsSuite extends RowmatchQueryTest {
     "under a filter (the batch's kept rows)" -> "select s, dt, count(*), sum(amount) from t where v % 3 = 1 group by s, dt",
     "a key that is an aggregate's input too" -> "select i, count(*), sum(i), max(s) from t group by i, s",
     "distinct" -> "select distinct s, i from t")
+
+  private val joined = Seq(
+    "two columns of one broadcast dimension" ->
+      "select /*+ BROADCAST(d) */ d.name, d.grp, count(*), sum(t.v) from t join dim d on t.i = d.k group by d.name, d.grp",
+    "columns of two dimensions" -> ("select /*+ BROADCAST(d), BROADCAST(e) */ d.name, e.label, count(*), max(t.amount) " +
+      "from t join dim d on t.i = d.k join dim2 e on cast(t.v % 9 as int) = e.k group by d.name, e.label"),
+    "an outer join's missing rows (null build rows)" ->
+      "select /*+ BROADCAST(d) */ d.name, d.rate, count(*), sum(t.v) from t left join dim d on t.i = d.k group by d.name, d.rate",
+    "a build column and a scan column" ->
+      "select /*+ BROADCAST(d) */ d.name, t.s, count(*) from t join dim d on t.i = d.k group by d.name, t.s")
+
+  for ((name, sql) <- joined) {
+    test(s"keys from a broadcast join's build side ($name): grouped by build row, answers as vanilla's") {
+      dimension()
+      for (dictionary <- Seq(true, false)) {
+        table(dictionary).createOrReplaceTempView("t")
+        val before = DictionaryGroups.rowsGrouped()
+        checkAnswerAndOperators(spark.sql(sql), mustRun = Seq("RowmatchHashAggregate", "RowmatchHashJoin"))
+        val grouped = DictionaryGroups.rowsGrouped() - before
+        if (dictionary || !sql.contains("t.s")) {
+          assert(grouped > 0, s"no row was grouped by id: $sql")
+        } else {
+          assert(grouped == 0, s"$grouped rows with a plain-encoded scan key were grouped by id: $sql")
+        }
+      }
+    }
+  }
 
   for ((name, sql) <- queries) {
     test(s"$name: grouped by dictionary id, answers as vanilla's; plain pages: the general path, same answers") {

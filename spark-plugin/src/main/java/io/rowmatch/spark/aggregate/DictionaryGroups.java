@@ -9,12 +9,16 @@ import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.spark.sql.execution.vectorized.Dictionary;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
+import io.rowmatch.core.arrow.ArrowCopy;
 import io.rowmatch.core.table.GroupTable;
 import io.rowmatch.spark.arrow.ConvertOnReadColumn;
+import io.rowmatch.spark.arrow.DeferredGatherVector;
 import io.rowmatch.spark.arrow.SparkColumnMemory;
 
 /**
@@ -40,6 +44,8 @@ public final class DictionaryGroups {
   /** Per key column, the dictionary the table below answers for (null: none yet). */
   private Object[] identities;
   private int[] strides;
+  /** Per key column, whether it is counted in the combinations through an earlier one (impliedColumns). */
+  private boolean[] implied;
   /** Per combination of ids, its group, or -1 (not seen yet). */
   private int[] groupOf = new int[0];
   private int[] combos = new int[0];
@@ -62,17 +68,31 @@ public final class DictionaryGroups {
   }
 
   /**
-   * The key columns of this batch as their scans' dictionaries and ids, or null when one is not (then the batch
-   * takes the general path).
+   * The key columns of this batch as ids into a source of distinct-enough values, or null when one is not (then the
+   * batch takes the general path): a scan's dictionary-encoded column (ids into its Parquet dictionary), or a
+   * broadcast join's build column passed on deferred (ids are build rows: one build row, one value).
    */
   private static Encoded[] encoded(ColumnarBatch batch, int[] keyOrdinals) {
-    if (!SparkColumnMemory.AVAILABLE) {
-      return null;
-    }
     Encoded[] out = new Encoded[keyOrdinals.length];
     for (int k = 0; k < out.length; k++) {
-      if (!(batch.column(keyOrdinals[k]) instanceof ConvertOnReadColumn c) || !(c.source() instanceof OnHeapColumnVector h)
-          || !h.hasDictionary() || !(h.getDictionaryIds() instanceof OnHeapColumnVector ids)) {
+      ColumnVector column = batch.column(keyOrdinals[k]);
+      if (column instanceof DeferredGatherVector d) {
+        out[k] = new Encoded(new BuildSide(d.source()), d.source().getValueCount(), d.rows(), null, null, true,
+            d.field(), (at, n, a) -> {
+              FieldVector v = d.field().createVector(a);
+              try {
+                ArrowCopy.gather(d.source(), d.compose(at, n), n, v, new ArrowCopy.Scratch());
+              } catch (RuntimeException | Error e) {
+                v.close();
+                throw e;
+              }
+              return v;
+            });
+        continue;
+      }
+      if (!SparkColumnMemory.AVAILABLE || !(column instanceof ConvertOnReadColumn c)
+          || !(c.source() instanceof OnHeapColumnVector h) || !h.hasDictionary()
+          || !(h.getDictionaryIds() instanceof OnHeapColumnVector ids)) {
         return null;
       }
       Dictionary d = SparkColumnMemory.dictionary(h);
@@ -80,15 +100,38 @@ public final class DictionaryGroups {
       if (size <= 0) {
         return null;
       }
-      out[k] = new Encoded(c, SparkColumnMemory.dictionarySource(d), size, SparkColumnMemory.ints(ids),
-          h.hasNull() ? SparkColumnMemory.nulls(h) : null, c.sourceRowsOrNull());
+      out[k] = new Encoded(SparkColumnMemory.dictionarySource(d), size, SparkColumnMemory.ints(ids),
+          h.hasNull() ? SparkColumnMemory.nulls(h) : null, c.sourceRowsOrNull(), false, c.field(),
+          (at, n, a) -> c.gather(at, n, c.field(), a));
     }
     return out;
   }
 
-  /** One key column: its dictionary (identity, entries) and each source row's id (where nulls[row] is 0). */
-  private record Encoded(ConvertOnReadColumn column, Object identity, int size, int[] ids, byte[] nulls,
-      int[] sourceRows) {}
+  /** A build side's column as the identity of its rows' values: the same vector object, not an equal one. */
+  private record BuildSide(ValueVector column) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof BuildSide b && b.column == column;
+    }
+
+    @Override
+    public int hashCode() {
+      return System.identityHashCode(column);
+    }
+  }
+
+  /** Rows {@code at[0..n)} of a key column as a new vector the caller owns. */
+  private interface Gather {
+    FieldVector rows(int[] at, int n, BufferAllocator allocator);
+  }
+
+  /**
+   * One key column: what identifies its values ({@code identity}, {@code size} ids), each source row's id (where
+   * {@code nulls[row]} is 0 or nulls is null; with {@code negativeIsNull}, a negative id is a null row), the
+   * source row of each of the column's rows (null: the same), and how to read some rows' values.
+   */
+  private record Encoded(Object identity, int size, int[] ids, byte[] nulls, int[] sourceRows,
+      boolean negativeIsNull, Field field, Gather values) {}
 
   /**
    * Interns rows [0, rows) of the batch by dictionary id into {@code table} (made by {@code newTable} from the
@@ -100,21 +143,25 @@ public final class DictionaryGroups {
     if (keys == null) {
       return null;
     }
+    boolean[] implied = impliedColumns(keys, rows);
     long combinations = 1;
-    for (Encoded e : keys) {
-      combinations *= e.size() + 1L; // one more id: the null
-      if (combinations > MAX_COMBINATIONS) {
-        return null;
+    for (int k = 0; k < keys.length; k++) {
+      if (!implied[k]) {
+        combinations *= keys[k].size() + 1L; // one more id: the null
+        if (combinations > MAX_COMBINATIONS) {
+          return null;
+        }
       }
     }
-    if (!sameDictionaries(keys)) {
+    if (!sameDictionaries(keys) || !Arrays.equals(implied, this.implied)) {
       identities = new Object[keys.length];
       strides = new int[keys.length];
+      this.implied = implied;
       int stride = 1;
       for (int k = keys.length - 1; k >= 0; k--) {
         identities[k] = keys[k].identity();
-        strides[k] = stride;
-        stride *= keys[k].size() + 1;
+        strides[k] = implied[k] ? 0 : stride;
+        stride *= implied[k] ? 1 : keys[k].size() + 1;
       }
       if (groupOf.length < combinations) {
         groupOf = new int[(int) combinations];
@@ -126,7 +173,9 @@ public final class DictionaryGroups {
     }
     Arrays.fill(combos, 0, rows, 0);
     for (int k = 0; k < keys.length; k++) {
-      addIds(keys[k], strides[k], rows, combos);
+      if (!implied[k]) {
+        addIds(keys[k], strides[k], rows, combos);
+      }
     }
     // The first row of each combination the table has not seen, in row order; marked -2 meanwhile.
     int fresh = 0;
@@ -151,6 +200,22 @@ public final class DictionaryGroups {
     return table;
   }
 
+  /**
+   * Per key column, whether an earlier build column's ids already decide it: both read their build sides at the
+   * same build row numbers in this batch (two columns of one dimension), so a row's build row gives both values.
+   * Counting it once keeps a dimension's several key columns to one factor of the combinations.
+   */
+  private static boolean[] impliedColumns(Encoded[] keys, int rows) {
+    boolean[] implied = new boolean[keys.length];
+    for (int k = 1; k < keys.length; k++) {
+      for (int j = 0; j < k && !implied[k]; j++) {
+        implied[k] = !implied[j] && keys[k].negativeIsNull() && keys[j].negativeIsNull()
+            && (keys[k].ids() == keys[j].ids() || Arrays.equals(keys[k].ids(), 0, rows, keys[j].ids(), 0, rows));
+      }
+    }
+    return implied;
+  }
+
   private boolean sameDictionaries(Encoded[] keys) {
     if (identities == null) {
       return false;
@@ -169,12 +234,16 @@ public final class DictionaryGroups {
     byte[] nulls = e.nulls();
     int[] at = e.sourceRows();
     int nullId = e.size();
+    boolean negativeIsNull = e.negativeIsNull();
     for (int i = 0; i < rows; i++) {
       int r = at == null ? i : at[i];
       int id = nulls != null && nulls[r] != 0 ? nullId : ids[r];
+      if (id < 0 && negativeIsNull) {
+        id = nullId;
+      }
       if (id < 0 || id > nullId) {
-        throw new IllegalStateException("dictionary id " + id + " of row " + i + " is outside the dictionary of "
-            + nullId + " entries of column '" + e.column().field().getName() + "'");
+        throw new IllegalStateException("id " + id + " of row " + i + " is outside the " + nullId
+            + " values of key column '" + e.field().getName() + "'");
       }
       combos[i] += stride * id;
     }
@@ -186,8 +255,7 @@ public final class DictionaryGroups {
     List<ValueVector> vectors = new ArrayList<>(keys.length);
     try {
       for (Encoded e : keys) {
-        FieldVector v = e.column().gather(firstRows, fresh, e.column().field(), allocator);
-        vectors.add(v);
+        vectors.add(e.values().rows(firstRows, fresh, allocator));
       }
       if (table == null) {
         table = newTable.apply(vectors);
