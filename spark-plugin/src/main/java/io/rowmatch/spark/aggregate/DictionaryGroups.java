@@ -10,8 +10,6 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.spark.sql.execution.vectorized.Dictionary;
-import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
@@ -90,18 +88,13 @@ public final class DictionaryGroups {
             });
         continue;
       }
-      if (!SparkColumnMemory.AVAILABLE || !(column instanceof ConvertOnReadColumn c)
-          || !(c.source() instanceof OnHeapColumnVector h) || !h.hasDictionary()
-          || !(h.getDictionaryIds() instanceof OnHeapColumnVector ids)) {
+      SparkColumnMemory.DictionaryIds e = column instanceof ConvertOnReadColumn c
+          ? SparkColumnMemory.dictionaryIds(c.source()) : null;
+      if (e == null) {
         return null;
       }
-      Dictionary d = SparkColumnMemory.dictionary(h);
-      int size = SparkColumnMemory.dictionaryEntries(d);
-      if (size <= 0) {
-        return null;
-      }
-      out[k] = new Encoded(SparkColumnMemory.dictionarySource(d), size, SparkColumnMemory.ints(ids),
-          h.hasNull() ? SparkColumnMemory.nulls(h) : null, c.sourceRowsOrNull(), false, c.field(),
+      ConvertOnReadColumn c = (ConvertOnReadColumn) column;
+      out[k] = new Encoded(e.identity(), e.size(), e.ids(), e.nulls(), c.sourceRowsOrNull(), false, c.field(),
           (at, n, a) -> c.gather(at, n, c.field(), a));
     }
     return out;
@@ -138,7 +131,8 @@ public final class DictionaryGroups {
    * first new rows' keys when null) and writes each row's group to {@code groupIds}; returns the table, or null
    * when the batch does not qualify (nothing done).
    */
-  GroupTable intern(ColumnarBatch batch, int rows, GroupTable table, Function<List<ValueVector>, GroupTable> newTable, int[] groupIds, BufferAllocator allocator) {
+  GroupTable intern(ColumnarBatch batch, int rows, GroupTable table, Function<List<ValueVector>, GroupTable> newTable,
+      int[] groupIds, BufferAllocator allocator) {
     Encoded[] keys = encoded(batch, keyOrdinals);
     if (keys == null) {
       return null;

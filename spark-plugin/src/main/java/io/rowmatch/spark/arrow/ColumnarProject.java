@@ -1,7 +1,6 @@
 package io.rowmatch.spark.arrow;
 
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -85,10 +84,7 @@ public final class ColumnarProject implements Iterator<ColumnarBatch>, AutoClose
   @Override
   public ColumnarBatch next() {
     if (batch == null || nextProjection == projections.length) {
-      if (!hasNext()) {
-        throw new NoSuchElementException();
-      }
-      batch = input.next();
+      batch = input.next(); // the caller asked hasNext(): the input's own next() refuses past its end
       nextProjection = 0;
     }
     release();

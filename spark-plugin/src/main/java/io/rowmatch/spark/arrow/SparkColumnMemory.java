@@ -131,6 +131,27 @@ public final class SparkColumnMemory {
     return (long) OFF_OFFSETS.get(v);
   }
 
+  /**
+   * A scan column's dictionary encoding in one batch: each row's id ({@code ids}, read where {@code nulls} is 0 or
+   * null) into {@code dictionary} of {@code size} entries, whose values stay the same for as long as {@code identity}
+   * is equal (a Parquet column chunk; see {@link #dictionarySource}).
+   */
+  public record DictionaryIds(Object identity, Dictionary dictionary, int size, int[] ids, byte[] nulls) {}
+
+  /**
+   * The column's dictionary ids in this batch, or null: not an on-heap vector whose batch is dictionary-encoded
+   * (Spark's reader decodes a batch whose pages are not) with a Parquet dictionary of known size.
+   */
+  public static DictionaryIds dictionaryIds(org.apache.spark.sql.vectorized.ColumnVector column) {
+    if (!AVAILABLE || !(column instanceof OnHeapColumnVector h) || !h.hasDictionary()
+        || !(h.getDictionaryIds() instanceof OnHeapColumnVector ids)) {
+      return null;
+    }
+    Dictionary d = dictionary(h);
+    int size = dictionaryEntries(d);
+    return size <= 0 ? null : new DictionaryIds(dictionarySource(d), d, size, ints(ids), h.hasNull() ? nulls(h) : null);
+  }
+
   public static Dictionary dictionary(WritableColumnVector v) {
     return (Dictionary) DICTIONARY.get(v);
   }

@@ -24,6 +24,8 @@ import org.apache.spark.sql.catalyst.expressions.Or;
 import org.apache.spark.sql.catalyst.expressions.StartsWith;
 import scala.jdk.javaapi.CollectionConverters;
 
+import io.rowmatch.spark.arrow.SparkColumnMemory;
+
 /**
  * A filter conjunct that reads one column and can raise no error, decided once per dictionary entry where a scan
  * hands that column over dictionary-encoded: the conjunct is evaluated on the dictionary's entries (and once on a
@@ -39,7 +41,7 @@ final class DictionaryConjunct {
   /** The conjunct's only input column. */
   private final int column;
   private final Kernel kernel;
-  /** The dictionary the table below answers for (its {@link SparkVecs.Encoded#identity}); null: none yet. */
+  /** The dictionary the table below answers for (its {@link SparkColumnMemory.DictionaryIds#identity}); null: none. */
   private Object identity;
   /** Per dictionary id, 1 where the conjunct holds; the last entry is a null row's answer. */
   private byte[] holds;
@@ -67,7 +69,7 @@ final class DictionaryConjunct {
     if (ec == null) {
       return null;
     }
-    SparkVecs.Encoded e = ec.encoded();
+    SparkColumnMemory.DictionaryIds e = ec.encoded();
     if (!e.identity().equals(identity)) {
       // Deciding every entry pays once the dictionary's rows outnumber its entries: until then (a large
       // dictionary, small batches) the rows are evaluated as they come, counted against the entries.

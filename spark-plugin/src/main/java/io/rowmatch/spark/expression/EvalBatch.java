@@ -4,6 +4,7 @@ import org.apache.arrow.vector.ValueVector;
 import org.apache.spark.sql.types.DataType;
 
 import io.rowmatch.spark.arrow.ConvertOnReadColumn;
+import io.rowmatch.spark.arrow.SparkColumnMemory;
 
 /**
  * One input batch being evaluated: its Arrow columns, each read into a {@link Vec} at most once. Row i of column c
@@ -199,11 +200,11 @@ final class EvalBatch {
     } else {
       return null;
     }
-    SparkVecs.Encoded e = reader.encoded(source);
+    SparkColumnMemory.DictionaryIds e = reader.encoded(source);
     return e == null ? null : new EncodedColumn(reader, e, sourceRows);
   }
 
-  record EncodedColumn(SparkVecs reader, SparkVecs.Encoded encoded, int[] rows) {}
+  record EncodedColumn(SparkVecs reader, SparkColumnMemory.DictionaryIds encoded, int[] rows) {}
 
   /** A batch of {@code v.rows} rows whose column c is v; a kernel over it may read no other column. */
   static EvalBatch ofColumn(DataType[] types, int c, Vec v) {

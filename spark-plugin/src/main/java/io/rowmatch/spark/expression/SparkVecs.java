@@ -1,6 +1,5 @@
 package io.rowmatch.spark.expression;
 
-import org.apache.spark.sql.execution.vectorized.Dictionary;
 import org.apache.spark.sql.execution.vectorized.OffHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
@@ -20,6 +19,7 @@ import org.apache.spark.unsafe.types.UTF8String;
 import io.rowmatch.spark.arrow.DictionaryNumbers;
 import io.rowmatch.spark.arrow.DictionaryStrings;
 import io.rowmatch.spark.arrow.SparkColumnMemory;
+import io.rowmatch.spark.arrow.SparkColumnMemory.DictionaryIds;
 
 /**
  * One column of a Spark (non-Arrow) batch read straight into a {@link Vec}, so a filter over a vectorized scan
@@ -158,37 +158,23 @@ final class SparkVecs {
   static final int MAX_ENCODED_ENTRIES = 1 << 16;
 
   /**
-   * A column as its scan decoded it in this batch: each row's dictionary id ({@code ids}, read where
-   * {@code nulls} is 0 or null) into a dictionary of {@code size} entries, the same values for as long as
-   * {@code identity} is equal (a Parquet column chunk).
-   */
-  record Encoded(Object identity, Dictionary dictionary, int size, int[] ids, byte[] nulls) {}
-
-  /**
    * src's dictionary encoding in this batch when its entries can be read into a Vec ({@link #entries}), else null:
    * an on-heap scan vector with a Parquet dictionary of at most {@link #MAX_ENCODED_ENTRIES} entries, of a kind
    * kept in longs, doubles or bytes (not boolean, not a decimal wider than 18 digits).
    */
-  Encoded encoded(ColumnVector src) {
-    if (!SparkColumnMemory.AVAILABLE || !(src instanceof OnHeapColumnVector h) || !h.hasDictionary()
-        || kind == Vec.BOOL || (kind == Vec.DECIMAL && Vec.wide((DecimalType) type))
-        || !(h.getDictionaryIds() instanceof OnHeapColumnVector ids)) {
+  DictionaryIds encoded(ColumnVector src) {
+    if (kind == Vec.BOOL || (kind == Vec.DECIMAL && Vec.wide((DecimalType) type))) {
       return null;
     }
-    Dictionary d = SparkColumnMemory.dictionary(h);
-    int size = SparkColumnMemory.dictionaryEntries(d);
-    if (size <= 0 || size > MAX_ENCODED_ENTRIES) {
-      return null;
-    }
-    return new Encoded(SparkColumnMemory.dictionarySource(d), d, size, SparkColumnMemory.ints(ids),
-        h.hasNull() ? SparkColumnMemory.nulls(h) : null);
+    DictionaryIds e = SparkColumnMemory.dictionaryIds(src);
+    return e == null || e.size() > MAX_ENCODED_ENTRIES ? null : e;
   }
 
   /**
    * The entries of an encoded column's dictionary as rows 0..size-1, each decoded as {@link #read} decodes a
    * row of that id, and one null row at {@code size}.
    */
-  Vec entries(Encoded e) {
+  Vec entries(DictionaryIds e) {
     int n = e.size() + 1;
     Vec out = new Vec(type, n);
     long[] valid = Vec.allValid(n);
