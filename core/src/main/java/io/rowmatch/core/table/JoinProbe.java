@@ -41,19 +41,80 @@ public final class JoinProbe {
    */
   public void lookup(List<? extends ValueVector> probeKeys, int rowCount) {
     table.checkFinished();
+    ensureRows(rowCount);
+    findGroups(probeKeys, rowCount, groupOf);
+    takeGroups(rowCount);
+  }
+
+  /**
+   * Writes to {@code groups} the build group each of rows [0, rowCount) of {@code keys} equals (-1: none), as
+   * {@link #lookup} finds them, but takes nothing as the probe batch: no build key is marked matched and the
+   * current batch's results stay. A caller that knows which probe rows share a value (dictionary ids) finds one
+   * row per value here and hands the whole batch's groups to {@link #lookupGroups}.
+   *
+   * @throws IllegalArgumentException naming the column when the keys don't fit the key schema
+   */
+  public void find(List<? extends ValueVector> keys, int rowCount, int[] groups) {
+    table.checkFinished();
+    if (groups.length < rowCount) {
+      throw new IllegalArgumentException("group array of " + groups.length + " for " + rowCount + " rows");
+    }
+    findGroups(keys, rowCount, groups);
+  }
+
+  /**
+   * As {@link #lookup}, for a probe batch whose rows the caller numbered by distinct value (dictionary ids) and
+   * whose values' groups it found with {@link #find}: row i's group is {@code groupOfValue[valueOfRow[i]]} (-1: no
+   * match). Replaces the previous batch's results.
+   *
+   * @throws IllegalArgumentException when a row's group is not one of the table's (no row is taken then)
+   */
+  public void lookupGroups(int[] groupOfValue, int[] valueOfRow, int rowCount) {
+    table.checkFinished();
+    if (valueOfRow.length < rowCount) {
+      throw new IllegalArgumentException("value array of " + valueOfRow.length + " for " + rowCount + " rows");
+    }
+    ensureRows(rowCount);
+    int groupCount = table.distinctKeyCount();
+    int bad = 0;
+    for (int i = 0; i < rowCount; i++) {
+      int g = groupOfValue[valueOfRow[i]];
+      groupOf[i] = g;
+      bad |= (g + 1) | (groupCount - 1 - g); // negative when g < -1 or g >= groupCount
+    }
+    if (bad < 0) {
+      this.rowCount = 0;
+      for (int i = 0; i < rowCount; i++) {
+        if (groupOf[i] < -1 || groupOf[i] >= groupCount) {
+          throw new IllegalArgumentException("probe row " + i + "'s group " + groupOf[i] + " is outside [-1, "
+              + groupCount + ")");
+        }
+      }
+    }
+    takeGroups(rowCount);
+  }
+
+  private void ensureRows(int rowCount) {
     if (groupOf.length < rowCount) {
       int n = Math.max(rowCount, Math.min(Integer.MAX_VALUE - 8, groupOf.length * 2));
       groupOf = new int[n];
       matchStart = new int[n];
       matchEnd = new int[n];
     }
+  }
+
+  private void findGroups(List<? extends ValueVector> keys, int rowCount, int[] groups) {
     DenseKeyIndex dense = table.dense();
     if (dense != null) {
-      table.keys().checkKeys(probeKeys, rowCount);
-      dense.lookup(ColumnLayout.of(probeKeys.get(0), "key column 0 (probe)"), rowCount, groupOf);
+      table.keys().checkKeys(keys, rowCount);
+      dense.lookup(ColumnLayout.of(keys.get(0), "key column 0 (probe)"), rowCount, groups);
     } else {
-      table.keys().lookup(probeKeys, rowCount, groupOf, scratch);
+      table.keys().lookup(keys, rowCount, groups, scratch);
     }
+  }
+
+  /** Takes groupOf[0, rowCount) as the batch's results: marks the matched build keys, finds their row ranges. */
+  private void takeGroups(int rowCount) {
     this.rowCount = rowCount;
     cursorRow = -1;
     cursorIndex = 0;

@@ -35,6 +35,9 @@ class JoinTableTest extends AllocatorTest {
 
   private static final String[] JOINS = {"inner", "probeOuter", "buildOuter", "full", "semi", "anti"};
 
+  /** Probe each batch through find + lookupGroups (as a caller resolving dictionary ids does) instead of lookup. */
+  private boolean probeByFind;
+
   private void differential(List<Field> fields, boolean nullsEq, boolean nansEq, long seed, int domain,
       int chunk, LongUnaryOperator hash) {
     boolean[] nullsEqual = new boolean[fields.size()];
@@ -104,7 +107,27 @@ class JoinTableTest extends AllocatorTest {
           }
         }
         // Under test.
-        prober.lookup(batch, size);
+        if (probeByFind) {
+          // An unrelated batch first: find must mark no build row (the matched flags are checked below).
+          List<FieldVector> other = new ArrayList<>();
+          for (Field f : fields) {
+            other.add(gen.create(f, 40, allocator));
+          }
+          probe.add(other);
+          prober.find(other, 40, new int[40]);
+          // Rows numbered as a dictionary would: value v's group at groups[v], the rows' values in reverse.
+          int[] groups = new int[size + 3];
+          prober.find(batch, size, groups);
+          int[] reversed = new int[size];
+          int[] valueOfRow = new int[size];
+          for (int i = 0; i < size; i++) {
+            reversed[size - 1 - i] = groups[i];
+            valueOfRow[i] = size - 1 - i;
+          }
+          prober.lookupGroups(reversed, valueOfRow, size);
+        } else {
+          prober.lookup(batch, size);
+        }
         int pairs = 0;
         int n;
         int lastProbe = -1;
@@ -169,6 +192,48 @@ class JoinTableTest extends AllocatorTest {
           differential(List.of(f), nullsEq, nansEq, seed++, 30, 1000, null);
         }
       }
+    }
+  }
+
+  @Test
+  void findThenLookupGroupsEqualsLookup() {
+    probeByFind = true;
+    long seed = 700;
+    for (Field f : SupportedTypes.all()) {
+      for (boolean nullsEq : new boolean[] {true, false}) {
+        differential(List.of(f), nullsEq, true, seed++, 5, 7, null);
+        differential(List.of(f), nullsEq, false, seed++, 30, 1000, null);
+      }
+    }
+    Random pick = new Random(19);
+    for (int trial = 0; trial < 10; trial++) {
+      differential(SupportedTypes.pick(pick, 2), pick.nextBoolean(), pick.nextBoolean(), 2500 + trial, 5, 9,
+          trial % 2 == 0 ? h -> h & 7 : null);
+    }
+    // Unique keys (the pair loop without ranges) and a dense integral index.
+    differential(List.of(SupportedTypes.bigint("k")), false, false, 3050, 1_000_000, 13, null);
+    differential(List.of(SupportedTypes.bigint("k")), false, false, 3051, 50, 13, null);
+  }
+
+  @Test
+  void lookupGroupsRejectsAGroupTheTableDoesNotHave() {
+    try (JoinTable t = new JoinTable(allocator, List.of(SupportedTypes.bigint("k")), new boolean[] {false},
+        new boolean[] {false}, "g"); BigIntVector b = longs(allocator, 3, 1, 2)) {
+      t.addBatch(List.of(b), 3);
+      t.finish();
+      JoinProbe probe = t.newProbe();
+      int[] values = {0, 1, 2};
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> probe.lookupGroups(new int[] {0, -1, 3}, values, 3));
+      assertTrue(e.getMessage().contains("probe row 2's group 3 is outside [-1, 3)"), e.getMessage());
+      assertThrows(IllegalArgumentException.class, () -> probe.lookupGroups(new int[] {-2}, values, 1));
+      assertThrows(IllegalArgumentException.class, () -> probe.lookupGroups(new int[] {0}, new int[] {0}, 2));
+      assertThrows(ArrayIndexOutOfBoundsException.class, () -> probe.lookupGroups(new int[] {0}, values, 2));
+      assertFalse(t.buildRowMatched(0), "a rejected batch marks nothing");
+      probe.lookupGroups(new int[] {2, -1, 0}, values, 3);
+      assertEquals(1, probe.matchCount(0));
+      assertFalse(probe.hasMatch(1));
+      assertTrue(t.buildRowMatched(2) && t.buildRowMatched(0) && !t.buildRowMatched(1));
     }
   }
 

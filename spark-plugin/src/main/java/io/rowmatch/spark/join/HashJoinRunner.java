@@ -86,6 +86,9 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   private ValueVector[] probeVectors;
   /** Per probe column: read as an Arrow vector here (else passed on deferred when it arrives deferred). */
   private final boolean[] probeReadsVector;
+  /** The one probe key column that may be looked up by dictionary id (see {@link DictionaryProbe}), or -1. */
+  private final int keyByIds;
+  private final DictionaryProbe dictionaryProbe;
   private int cursor;
   private ColumnarBatch pending;
   /** A chunk's own batch, emitted after the coalesced batch it would otherwise have been copied into. */
@@ -128,6 +131,29 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     this.selected = new int[chunk];
     this.probeKeys = spec.probeKeyVectors(allocator);
     this.probeReadsVector = probeColumnsRead(spec, probeKeys, condition, conditionInput);
+    this.keyByIds = keyByIds(spec, probeKeys, condition, conditionInput);
+    this.dictionaryProbe = keyByIds >= 0
+        ? new DictionaryProbe(spec.probeSchema().fields()[keyByIds].dataType(), spec.timeZone) : null;
+  }
+
+  /**
+   * The probe key column that may be looked up by dictionary id: the only key, a column (not computed) of a type
+   * whose dictionaries decode here, read by nothing else here (the condition), and not a null-aware anti join's
+   * (which reads its nulls); else -1.
+   */
+  private static int keyByIds(JoinSpec spec, JoinKeyVectors keys, Expression condition,
+      List<Attribute> conditionInput) {
+    int width = spec.probeSchema().fields().length;
+    if (spec.probeKeys.length != 1 || keys.computes() || spec.nullAwareAnti || spec.probeKeys[0] >= width
+        || !DictionaryProbe.supports(spec.probeSchema().fields()[spec.probeKeys[0]].dataType())) {
+      return -1;
+    }
+    int key = spec.probeKeys[0];
+    int probeAt = spec.buildLeft ? spec.buildSchema().fields().length : 0;
+    if (condition != null && condition.references().contains(conditionInput.get(probeAt + key))) {
+      return -1;
+    }
+    return key;
   }
 
   /**
@@ -436,8 +462,9 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
           deferred = new DeferredGatherVector[probeVectors.length];
         }
         deferred[c] = d; // passed on with its rows composed; never read here
-      } else if (b.column(c) instanceof ConvertOnReadColumn && c < probeReadsVector.length && !probeReadsVector[c]) {
-        continue; // a scan's column not read here: JoinOutput copies the rows it outputs
+      } else if (b.column(c) instanceof ConvertOnReadColumn && c < probeReadsVector.length
+          && (!probeReadsVector[c] || c == keyByIds)) {
+        continue; // a scan's column not read here (or a key read by id): JoinOutput copies the rows it outputs
       } else {
         probeVectors[c] = JoinBuildSide.arrow(b.column(c), c, spec.operatorName);
       }
@@ -461,8 +488,15 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
         conditionRows[buildAt + c] = pairBuild;
       }
     }
-    List<ValueVector> keyVectors = probeKeys.of(probeVectors, b);
-    probe.lookup(keyVectors, n);
+    List<ValueVector> keyVectors = null;
+    if (keyByIds < 0 || !(b.column(keyByIds) instanceof ConvertOnReadColumn key)
+        || !dictionaryProbe.lookup(key, n, probe, allocator)) {
+      if (keyByIds >= 0 && probeVectors[keyByIds] == null) {
+        probeVectors[keyByIds] = JoinBuildSide.arrow(b.column(keyByIds), keyByIds, spec.operatorName);
+      }
+      keyVectors = probeKeys.of(probeVectors, b);
+      probe.lookup(keyVectors, n);
+    }
     if (trackProbe) {
       if (probePassed.length < n) {
         probePassed = new boolean[n];
