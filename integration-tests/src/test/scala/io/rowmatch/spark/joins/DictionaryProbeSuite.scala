@@ -17,6 +17,8 @@ import io.rowmatch.spark.join.DictionaryProbe
  * condition on other columns, the key in the output, and a dictionary of more entries than a batch has rows (looked
  * up by id once the chunk's rows outnumber its entries); the rows asserted looked up by id, and none over the same
  * data written without dictionaries, nor where the key is computed or the condition reads it (the general path).
+ * A chain of broadcast joins looks the next key, the last dimension's column passed on deferred, up by build row
+ * (an outer join's missing rows: null keys), over either encoding.
  */
 class DictionaryProbeSuite extends RowmatchQueryTest {
 
@@ -62,6 +64,9 @@ class DictionaryProbeSuite extends RowmatchQueryTest {
       "cast(id % 5 as int) as grp").createOrReplaceTempView("u")
     spark.range(24).selectExpr("cast(id % 12 as int) as k", "id as tag").createOrReplaceTempView("r")
     spark.range(0, 6000, 3).selectExpr("cast(id as int) as k", "id * 2 as x").createOrReplaceTempView("big")
+    spark.range(4).selectExpr("cast(id as int) as k", "concat('g', cast(id as string)) as label")
+      .createOrReplaceTempView("g")
+    spark.range(6).selectExpr("cast(id % 3 as int) as k").createOrReplaceTempView("gg")
     spark.sql("select * from values ('k1', 1), ('k5', 2), ('', 3), ('é日本', 4), ('k22', 5), ('zz', 6) as sd(ks, w)")
       .createOrReplaceTempView("sd")
     spark.sql("select * from values (cast('NaN' as double), 1), (0.0d, 2), (3.0d, 3), (7.0d, 4) as dd(kd, w)")
@@ -92,6 +97,19 @@ class DictionaryProbeSuite extends RowmatchQueryTest {
     "aggregated above" ->
       "select /*+ BROADCAST(u) */ u.grp, count(*), sum(t.amount) from t join u on t.i = u.k group by u.grp")
 
+  /**
+   * Chains of broadcast joins whose second key is the first join's build column, passed on deferred: looked up by
+   * build row, whatever the scan's encoding; an outer first join's missing rows are null keys.
+   */
+  private val byBuildRow = Seq(
+    "a dimension's column as the next key" ->
+      "select /*+ BROADCAST(u), BROADCAST(g) */ t.v, u.name, g.label from t join u on t.i = u.k join g on u.grp = g.k",
+    "an outer join's missing rows as null keys (kept by the next outer join)" ->
+      ("select /*+ BROADCAST(u), BROADCAST(g) */ t.v, u.grp, g.label from t left join u on t.i = u.k " +
+        "left join g on u.grp = g.k"),
+    "each next build key twice" ->
+      "select /*+ BROADCAST(u), BROADCAST(gg) */ t.v, u.name, gg.k from t join u on t.i = u.k join gg on u.grp = gg.k")
+
   /** Joins that must take the general path: a computed key, two keys, a condition reading the key. */
   private val general = Seq(
     "computed key" -> "select /*+ BROADCAST(u) */ t.v, u.name from t join u on t.i + 1 = u.k",
@@ -118,6 +136,19 @@ class DictionaryProbeSuite extends RowmatchQueryTest {
         } else {
           assert(probed == 0, s"$probed rows of plain pages were looked up by dictionary id: $sql")
         }
+      }
+    }
+  }
+
+  for ((name, sql) <- byBuildRow) {
+    test(s"$name: probed by build row, answers as vanilla's, over dictionary and plain pages") {
+      dimensions()
+      for (dictionary <- Seq(true, false)) {
+        table(dictionary).createOrReplaceTempView("t")
+        val before = DictionaryProbe.rowsProbed()
+        checkAnswerAndOperators(spark.sql(sql), mustRun = Seq("RowmatchHashJoin"))
+        assert(DictionaryProbe.rowsProbed() - before > 0,
+          s"the second join's rows were not looked up by build row: $sql")
       }
     }
   }

@@ -86,7 +86,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   private ValueVector[] probeVectors;
   /** Per probe column: read as an Arrow vector here (else passed on deferred when it arrives deferred). */
   private final boolean[] probeReadsVector;
-  /** The one probe key column that may be looked up by dictionary id (see {@link DictionaryProbe}), or -1. */
+  /** The one probe key column that may be looked up by id (see {@link DictionaryProbe}), or -1. */
   private final int keyByIds;
   private final DictionaryProbe dictionaryProbe;
   private int cursor;
@@ -137,9 +137,9 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   }
 
   /**
-   * The probe key column that may be looked up by dictionary id: the only key, a column (not computed) of a type
-   * whose dictionaries decode here, read by nothing else here (the condition), and not a null-aware anti join's
-   * (which reads its nulls); else -1.
+   * The probe key column that may be looked up by id (a scan's dictionary id, a deferred build column's build row):
+   * the only key, a column (not computed) of a type whose dictionaries decode here, read by nothing else here (the
+   * condition), and not a null-aware anti join's (which reads its nulls); else -1.
    */
   private static int keyByIds(JoinSpec spec, JoinKeyVectors keys, Expression condition,
       List<Attribute> conditionInput) {
@@ -457,11 +457,12 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     probeVectors = new ValueVector[b.numCols()];
     DeferredGatherVector[] deferred = null;
     for (int c = 0; c < probeVectors.length; c++) {
-      if (b.column(c) instanceof DeferredGatherVector d && c < probeReadsVector.length && !probeReadsVector[c]) {
+      if (b.column(c) instanceof DeferredGatherVector d && c < probeReadsVector.length
+          && (!probeReadsVector[c] || c == keyByIds)) {
         if (deferred == null) {
           deferred = new DeferredGatherVector[probeVectors.length];
         }
-        deferred[c] = d; // passed on with its rows composed; never read here
+        deferred[c] = d; // passed on with its rows composed; read here only as a key by id
       } else if (b.column(c) instanceof ConvertOnReadColumn && c < probeReadsVector.length
           && (!probeReadsVector[c] || c == keyByIds)) {
         continue; // a scan's column not read here (or a key read by id): JoinOutput copies the rows it outputs
@@ -489,8 +490,7 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
       }
     }
     List<ValueVector> keyVectors = null;
-    if (keyByIds < 0 || !(b.column(keyByIds) instanceof ConvertOnReadColumn key)
-        || !dictionaryProbe.lookup(key, n, probe, allocator)) {
+    if (keyByIds < 0 || !dictionaryProbe.lookup(b.column(keyByIds), n, probe, allocator)) {
       if (keyByIds >= 0 && probeVectors[keyByIds] == null) {
         probeVectors[keyByIds] = JoinBuildSide.arrow(b.column(keyByIds), keyByIds, spec.operatorName);
       }
