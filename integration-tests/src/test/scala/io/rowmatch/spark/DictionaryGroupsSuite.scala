@@ -1,9 +1,7 @@
 package io.rowmatch.spark
 
 import java.io.File
-import java.nio.file.Files
 
-import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.DataFrame
 
 import io.rowmatch.spark.aggregate.DictionaryGroups
@@ -15,13 +13,12 @@ import io.rowmatch.spark.aggregate.DictionaryGroups
  * rows of a batch), with a key that is also an aggregate's input; the rows asserted grouped by id, and none over the
  * same data written without dictionaries (the general path, same answers).
  */
-class DictionaryGroupsSuite extends RowmatchQueryTest {
+class DictionaryGroupsSuite extends RowmatchQueryTest with SuiteDirectory {
 
-  private var dir: File = _
+  override protected def directoryPrefix: String = "rowmatch-dictionary-groups"
 
   override protected def beforeAll(): Unit = {
     super.beforeAll()
-    dir = Files.createTempDirectory("rowmatch-dictionary-groups").toFile
     // 20000 rows in 2 files of row groups of about 16 KB: many column chunks, so many dictionaries per key.
     val rows = spark.range(0, 20000, 1, 2).selectExpr(
       "case when id % 17 = 0 then null when id % 5 = 0 then '' when id % 7 = 0 then 'é日本' " +
@@ -36,10 +33,6 @@ class DictionaryGroupsSuite extends RowmatchQueryTest {
       rows.write.option("parquet.enable.dictionary", dictionary.toString).option("parquet.block.size", 16 * 1024)
         .option("parquet.page.size", 4 * 1024).parquet(new File(dir, s"t-$dictionary").getPath)
     }
-  }
-
-  override protected def afterAll(): Unit = {
-    try FileUtils.deleteDirectory(dir) finally super.afterAll()
   }
 
   /** A dimension of 25 rows keyed 0..24 (the fact's i runs to 30: some rows find none), names with nulls. */

@@ -1,12 +1,10 @@
 package io.rowmatch.spark.joins
 
 import java.io.File
-import java.nio.file.Files
 
-import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.DataFrame
 
-import io.rowmatch.spark.RowmatchQueryTest
+import io.rowmatch.spark.{RowmatchQueryTest, SuiteDirectory}
 import io.rowmatch.spark.join.DictionaryProbe
 
 /**
@@ -20,13 +18,12 @@ import io.rowmatch.spark.join.DictionaryProbe
  * A chain of broadcast joins looks the next key, the last dimension's column passed on deferred, up by build row
  * (an outer join's missing rows: null keys), over either encoding.
  */
-class DictionaryProbeSuite extends RowmatchQueryTest {
+class DictionaryProbeSuite extends RowmatchQueryTest with SuiteDirectory {
 
-  private var dir: File = _
+  override protected def directoryPrefix: String = "rowmatch-dictionary-probe"
 
   override protected def beforeAll(): Unit = {
     super.beforeAll()
-    dir = Files.createTempDirectory("rowmatch-dictionary-probe").toFile
     // 20000 rows in 2 files of row groups of about 16 KB: many column chunks, so many dictionaries per key.
     val rows = spark.range(0, 20000, 1, 2).selectExpr(
       "case when id % 13 = 0 then null else cast(id % 31 as int) end as i",
@@ -47,10 +44,6 @@ class DictionaryProbeSuite extends RowmatchQueryTest {
       wide.write.option("parquet.enable.dictionary", dictionary.toString)
         .parquet(new File(dir, s"tw-$dictionary").getPath)
     }
-  }
-
-  override protected def afterAll(): Unit = {
-    try FileUtils.deleteDirectory(dir) finally super.afterAll()
   }
 
   /**

@@ -1,15 +1,14 @@
 package io.rowmatch.spark.joins
 
 import java.io.File
-import java.nio.file.Files
 
-import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.expressions.{Attribute, IsNotNull}
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.functions.{col, count, expr, lit, sum}
 
+import io.rowmatch.spark.SuiteDirectory
 import io.rowmatch.spark.arrow.RowmatchFilterExec
 
 /**
@@ -19,18 +18,9 @@ import io.rowmatch.spark.arrow.RowmatchFilterExec
  * inner or semi join and under a chain of joins through column picks; kept, or narrowed to the tests no join
  * covers, under an outer join, a null-safe join, a computed projection, or where another column is tested too.
  */
-class KeyNotNullFiltersSuite extends JoinQueryTest with AdaptiveSparkPlanHelper {
+class KeyNotNullFiltersSuite extends JoinQueryTest with SuiteDirectory with AdaptiveSparkPlanHelper {
 
-  private var dir: File = _
-
-  override protected def beforeAll(): Unit = {
-    super.beforeAll()
-    dir = Files.createTempDirectory("rowmatch-key-not-null").toFile
-  }
-
-  override protected def afterAll(): Unit = {
-    try FileUtils.deleteDirectory(dir) finally super.afterAll()
-  }
+  override protected def directoryPrefix: String = "rowmatch-key-not-null"
 
   /** allTypes rows (about 15% of each column null) written as Parquet and read back: a vectorized scan. */
   private def fact(dictionary: Boolean): DataFrame = {

@@ -1,15 +1,14 @@
 package io.rowmatch.spark.joins
 
 import java.io.File
-import java.nio.file.Files
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.functions.{col, count, expr, lit, max, min, sum}
 import org.apache.spark.sql.types.{IntegerType, StructField}
 
+import io.rowmatch.spark.SuiteDirectory
 import io.rowmatch.spark.arrow.ConvertOnReadColumn
 import io.rowmatch.spark.join.JoinOutput
 
@@ -22,18 +21,9 @@ import io.rowmatch.spark.join.JoinOutput
  * joins, and an aggregate above. Each selective case asserts rows were gathered from Spark's columns; a chain of
  * joins keeping most rows asserts the scan's columns were passed on as selections, uncopied, to where they are read.
  */
-class ScanColumnsOnReadSuite extends JoinQueryTest {
+class ScanColumnsOnReadSuite extends JoinQueryTest with SuiteDirectory {
 
-  private var dir: File = _
-
-  override protected def beforeAll(): Unit = {
-    super.beforeAll()
-    dir = Files.createTempDirectory("rowmatch-scan-on-read").toFile
-  }
-
-  override protected def afterAll(): Unit = {
-    try FileUtils.deleteDirectory(dir) finally super.afterAll()
-  }
+  override protected def directoryPrefix: String = "rowmatch-scan-on-read"
 
   /**
    * allTypes rows with a foreign key `fk` into [0, 50) (row 0's is 3, a key the dimension keeps), written as
