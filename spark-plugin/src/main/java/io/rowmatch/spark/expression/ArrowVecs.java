@@ -327,9 +327,14 @@ final class ArrowVecs {
   /** Bits {@code sel[0..n)} of a bitmap buffer, as words. */
   private static long[] gatherBits(ArrowBuf buf, int[] sel, int n) {
     long[] w = new long[Vec.words(n)];
-    for (int i = 0; i < n; i++) {
-      int r = sel[i];
-      w[i >>> 6] |= (long) ((buf.getByte(r >>> 3) >>> (r & 7)) & 1) << i;
+    for (int k = 0, base = 0; base < n; k++, base += 64) {
+      int end = Math.min(64, n - base);
+      long word = 0;
+      for (int j = 0; j < end; j++) {
+        int r = sel[base + j];
+        word |= (long) ((buf.getByte(r >>> 3) >>> (r & 7)) & 1) << j;
+      }
+      w[k] = word;
     }
     return w;
   }

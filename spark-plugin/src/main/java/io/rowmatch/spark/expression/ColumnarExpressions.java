@@ -110,7 +110,7 @@ public final class ColumnarExpressions {
    */
   public Object openRows(ValueVector[] columns, int[][] rowsOf, int rows) {
     scratch.reset();
-    return new EvalBatch(columns, inputTypes, rowsOf, null, null, rows, scratch);
+    return new EvalBatch(columns, inputTypes, rowsOf, null, null, null, rows, scratch);
   }
 
   public int size() {
@@ -130,6 +130,7 @@ public final class ColumnarExpressions {
   public Object open(ColumnarBatch batch) {
     ValueVector[] columns = new ValueVector[batch.numCols()];
     int[][] rowsOf = null;
+    boolean[] deferred = null;
     ConvertOnReadColumn[] unread = null;
     for (int c = 0; c < columns.length; c++) {
       if (batch.column(c) instanceof ConvertOnReadColumn u && !u.isConverted()) {
@@ -142,9 +143,11 @@ public final class ColumnarExpressions {
       if (batch.column(c) instanceof DeferredGatherVector d && !d.hasNullRows()) {
         if (rowsOf == null) {
           rowsOf = new int[columns.length][];
+          deferred = new boolean[columns.length];
         }
         columns[c] = d.source();
         rowsOf[c] = d.rows();
+        deferred[c] = true;
         continue;
       }
       if (!(batch.column(c) instanceof ArrowColumnVector v)) {
@@ -154,7 +157,8 @@ public final class ColumnarExpressions {
       columns[c] = v.getValueVector();
     }
     scratch.reset();
-    return new EvalBatch(columns, inputTypes, rowsOf, unread, unread == null ? null : columnReaders(), batch.numRows(),
+    return new EvalBatch(columns, inputTypes, rowsOf, deferred, unread, unread == null ? null : columnReaders(),
+        batch.numRows(),
         scratch);
   }
 
@@ -183,6 +187,11 @@ public final class ColumnarExpressions {
       }
     }
     return active;
+  }
+
+  /** Rows in this JVM whose expression of a deferred column took its source row's answer ({@link SourceRowKernel}). */
+  public static long rowsDecidedBySourceRow() {
+    return SourceRowKernel.rowsDecided();
   }
 
   /** How many rows {@link #select} decided through a dictionary entry, summed over conjuncts (for tests). */

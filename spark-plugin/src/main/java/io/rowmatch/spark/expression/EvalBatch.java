@@ -21,6 +21,11 @@ final class EvalBatch {
   final int rows;
   /** Per column, the Arrow row of each of the root's rows (null: the identity, or every column's). */
   private final int[][] rowsOf;
+  /**
+   * Per column, true when columns[c] is a deferred column's source (a broadcast build column: the same vector, never
+   * refilled, for the whole task) read at rowsOf[c]; null: none is.
+   */
+  private final boolean[] deferred;
   /** The batch this one selects from (itself for a root). */
   private final EvalBatch root;
   /** The root's row of each row (null for a root). */
@@ -41,6 +46,7 @@ final class EvalBatch {
     this.types = types;
     this.rows = rows;
     this.rowsOf = null;
+    this.deferred = null;
     this.root = this;
     this.rootRows = null;
     this.read = new Vec[spark.length];
@@ -50,14 +56,15 @@ final class EvalBatch {
   }
 
   EvalBatch(ValueVector[] columns, DataType[] types, int rows, VecScratch scratch) {
-    this(columns, types, null, null, null, rows, scratch);
+    this(columns, types, null, null, null, null, rows, scratch);
   }
 
   /**
    * {@code unread[c]} (when not null): column c, read from its scan's vector by {@code unreadReaders[c]} when that
-   * is not null, else copied into Arrow (columns[c]) when first read.
+   * is not null, else copied into Arrow (columns[c]) when first read. {@code deferred[c]} (when not null): column c
+   * is a deferred column's source, read at {@code rowsOf[c]}.
    */
-  EvalBatch(ValueVector[] columns, DataType[] types, int[][] rowsOf, ConvertOnReadColumn[] unread,
+  EvalBatch(ValueVector[] columns, DataType[] types, int[][] rowsOf, boolean[] deferred, ConvertOnReadColumn[] unread,
       SparkVecs[] unreadReaders, int rows, VecScratch scratch) {
     this.unread = unread;
     this.unreadReaders = unreadReaders;
@@ -65,6 +72,7 @@ final class EvalBatch {
     this.types = types;
     this.rows = rows;
     this.rowsOf = rowsOf;
+    this.deferred = deferred;
     this.root = this;
     this.rootRows = null;
     this.read = new Vec[columns.length];
@@ -80,6 +88,7 @@ final class EvalBatch {
     this.types = root.types;
     this.rows = rootRows.length;
     this.rowsOf = root.rowsOf;
+    this.deferred = root.deferred;
     this.root = root;
     this.rootRows = rootRows;
     this.read = new Vec[root.read.length];
@@ -141,6 +150,24 @@ final class EvalBatch {
       s[i] = base[rootRows[i]];
     }
     return s;
+  }
+
+  /**
+   * Column c's source when c is a deferred column in this batch (a vector fixed for the task, so what is computed
+   * over its rows holds for every later batch), else null; {@link #deferredRows} are this batch's rows of it.
+   */
+  ValueVector deferredSource(int c) {
+    return deferred != null && deferred[c] ? columns[c] : null;
+  }
+
+  /** The source rows of this batch's rows of deferred column c (see {@link #deferredSource}). */
+  int[] deferredRows(int c) {
+    return arrowRows(c);
+  }
+
+  /** Rows {@code sel[0..rows)} of {@code v} as a vector of this batch (numeric arrays from its scratch). */
+  Vec gather(Vec v, int[] sel) {
+    return v.gather(sel, rows, scratch);
   }
 
   Vec column(int ordinal) {

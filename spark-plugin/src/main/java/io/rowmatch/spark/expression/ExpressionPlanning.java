@@ -1,6 +1,7 @@
 package io.rowmatch.spark.expression;
 
 import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StringType;
@@ -28,6 +29,30 @@ final class ExpressionPlanning {
 
   Kernel child(Expression e) {
     return Expressions.planOne(e, this);
+  }
+
+  /** True while planning inside an expression that {@link SourceRowKernel} evaluates per source row. */
+  private boolean insideSourceRows;
+
+  /**
+   * The one column e reads when e may be evaluated once per row of that column's source (see
+   * {@link SourceRowKernel}): no enclosing expression is, and e is more than the column or a literal; else -1.
+   */
+  int sourceRowsColumn(Expression e) {
+    if (insideSourceRows || e instanceof Attribute || e instanceof BoundReference || e.foldable()) {
+      return -1;
+    }
+    return DictionaryConjunct.onlyColumn(e, input);
+  }
+
+  /** Plans e's kernel with no expression inside it evaluated per source row on its own (its parent is). */
+  Kernel planInsideSourceRows(Expression e, java.util.function.Supplier<Kernel> plan) {
+    insideSourceRows = true;
+    try {
+      return plan.get();
+    } finally {
+      insideSourceRows = false;
+    }
   }
 
   /** The ordinal of an input attribute, or a refusal. */

@@ -126,6 +126,10 @@ final class Expressions {
       throw p.refuse(e.prettyName() + " (" + e.getClass().getSimpleName() + ") is not evaluated columnar: "
           + e.sql());
     }
-    return s.plan(e, p);
+    int column = p.sourceRowsColumn(e);
+    if (column < 0) {
+      return s.plan(e, p);
+    }
+    return new SourceRowKernel(e, p.planInsideSourceRows(e, () -> s.plan(e, p)), column);
   }
 }

@@ -246,9 +246,15 @@ final class Vec {
 
   static long[] gatherBits(long[] words, int[] sel, int n) {
     long[] out = new long[words(n)];
-    for (int i = 0; i < n; i++) {
-      int r = sel[i];
-      out[i >>> 6] |= ((words[r >>> 6] >>> r) & 1L) << i;
+    // a word at a time in a local: no store per row, and the 64 loads do not wait on each other
+    for (int w = 0, base = 0; base < n; w++, base += 64) {
+      int end = Math.min(64, n - base);
+      long word = 0;
+      for (int j = 0; j < end; j++) {
+        int r = sel[base + j];
+        word |= ((words[r >>> 6] >>> r) & 1L) << j;
+      }
+      out[w] = word;
     }
     return out;
   }
