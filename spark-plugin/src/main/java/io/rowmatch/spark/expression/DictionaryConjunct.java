@@ -45,9 +45,7 @@ final class DictionaryConjunct {
   private Object identity;
   /** Per dictionary id, 1 where the conjunct holds; the last entry is a null row's answer. */
   private byte[] holds;
-  /** A dictionary whose entries are not decided yet, and the rows seen under it so far. */
-  private Object waiting;
-  private long rowsWaited;
+  private final EntriesOutnumbered entriesOutnumbered = new EntriesOutnumbered();
 
   private DictionaryConjunct(int column, Kernel kernel) {
     this.column = column;
@@ -73,12 +71,7 @@ final class DictionaryConjunct {
     if (!e.identity().equals(identity)) {
       // Deciding every entry pays once the dictionary's rows outnumber its entries: until then (a large
       // dictionary, small batches) the rows are evaluated as they come, counted against the entries.
-      if (!e.identity().equals(waiting)) {
-        waiting = e.identity();
-        rowsWaited = 0;
-      }
-      rowsWaited += in.rows;
-      if (rowsWaited < e.size()) {
+      if (!entriesOutnumbered.count(e.identity(), in.rows, e.size())) {
         return null;
       }
       Vec entries = ec.reader().entries(e);

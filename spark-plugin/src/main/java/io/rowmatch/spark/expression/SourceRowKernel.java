@@ -26,9 +26,7 @@ final class SourceRowKernel extends Kernel {
   /** The source {@link #bySourceRow} answers for (null: none yet). */
   private ValueVector source;
   private Vec bySourceRow;
-  /** A source whose rows are not decided yet, and the rows seen under it so far. */
-  private ValueVector waiting;
-  private long rowsWaited;
+  private final EntriesOutnumbered entriesOutnumbered = new EntriesOutnumbered();
 
   SourceRowKernel(Expression expr, Kernel inner, int column) {
     super(expr);
@@ -43,19 +41,13 @@ final class SourceRowKernel extends Kernel {
       return inner.eval(in, active);
     }
     if (s != source) {
-      if (s != waiting) {
-        waiting = s;
-        rowsWaited = 0;
-      }
-      rowsWaited += in.rows;
       int n = s.getValueCount();
-      if (rowsWaited < n) {
+      if (!entriesOutnumbered.count(s, in.rows, n)) {
         return inner.eval(in, active);
       }
       Vec all = ArrowVecs.read(s, in.types[column], n, null); // kept past this batch: not from its scratch
       bySourceRow = inner.eval(EvalBatch.ofColumn(in.types, column, all), null);
       source = s;
-      waiting = null;
     }
     ROWS_DECIDED.addAndGet(in.rows);
     return in.gather(bySourceRow, in.deferredRows(column));

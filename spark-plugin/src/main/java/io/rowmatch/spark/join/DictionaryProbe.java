@@ -14,6 +14,7 @@ import io.rowmatch.spark.arrow.ConvertOnReadColumn;
 import io.rowmatch.spark.arrow.DeferredGatherVector;
 import io.rowmatch.spark.arrow.SparkColumnMemory;
 import io.rowmatch.spark.expression.DictionaryEntries;
+import io.rowmatch.spark.expression.EntriesOutnumbered;
 
 /**
  * A join's one probe key looked up by id instead of by value, where its rows are ids into a smaller set of values:
@@ -43,9 +44,8 @@ public final class DictionaryProbe {
   /** Per id (the null row's last): its build group, or -1. */
   private int[] groupOfId = new int[0];
   private int[] rowIds = new int[0];
-  /** Values not looked up yet, and the rows seen under them so far. */
-  private Object waiting;
-  private long rowsWaited;
+  /** Values not looked up yet wait until the rows seen under them outnumber them. */
+  private final EntriesOutnumbered entriesOutnumbered = new EntriesOutnumbered();
 
   DictionaryProbe(DataType type, String timeZone) {
     this.type = type;
@@ -119,12 +119,7 @@ public final class DictionaryProbe {
     if (id.equals(identity)) {
       return true;
     }
-    if (!id.equals(waiting)) {
-      waiting = id;
-      rowsWaited = 0;
-    }
-    rowsWaited += rows;
-    return rowsWaited >= size;
+    return entriesOutnumbered.count(id, rows, size);
   }
 
   /**
