@@ -45,8 +45,8 @@ final class ExpressionPlanning {
     return DictionaryConjunct.onlyColumn(e, input);
   }
 
-  /** Plans e's kernel with no expression inside it evaluated per source row on its own (its parent is). */
-  Kernel planInsideSourceRows(Expression e, java.util.function.Supplier<Kernel> plan) {
+  /** Plans a kernel none of whose inner expressions is evaluated per source row on its own (the kernel is). */
+  Kernel planInsideSourceRows(java.util.function.Supplier<Kernel> plan) {
     insideSourceRows = true;
     try {
       return plan.get();

@@ -130,6 +130,6 @@ final class Expressions {
     if (column < 0) {
       return s.plan(e, p);
     }
-    return new SourceRowKernel(e, p.planInsideSourceRows(e, () -> s.plan(e, p)), column);
+    return new SourceRowKernel(e, p.planInsideSourceRows(() -> s.plan(e, p)), column);
   }
 }
