@@ -157,9 +157,8 @@ public final class ColumnarExpressions {
       columns[c] = v.getValueVector();
     }
     scratch.reset();
-    return new EvalBatch(columns, inputTypes, rowsOf, deferred, unread, unread == null ? null : columnReaders(),
-        batch.numRows(),
-        scratch);
+    SparkVecs[] readers = unread == null ? null : columnReaders();
+    return new EvalBatch(columns, inputTypes, rowsOf, deferred, unread, readers, batch.numRows(), scratch);
   }
 
   /**
