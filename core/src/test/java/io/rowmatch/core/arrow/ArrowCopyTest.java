@@ -332,11 +332,14 @@ class ArrowCopyTest {
           int[] counts = {0, 1, 63, 64, 65, n};
           int count = Math.min(n, counts[round % counts.length] + (round > 12 ? rnd.nextInt(200) : 0));
           int[] rows = new int[count + 3];
+          boolean prefix = round % 3 == 2; // appendAll: the source's first count rows in order
           for (int i = 0; i < count; i++) {
-            rows[i] = rnd.nextInt(n);
+            rows[i] = prefix ? i : rnd.nextInt(n);
           }
-          assertEquals(direct || count == 0, ArrowCopy.append(src, rows, count, fast, appended, new ArrowCopy.Scratch()),
-              src.getField().toString());
+          boolean byAddress = prefix
+              ? ArrowCopy.appendAll(src, count, fast, appended, new ArrowCopy.Scratch())
+              : ArrowCopy.append(src, rows, count, fast, appended, new ArrowCopy.Scratch());
+          assertEquals(direct || count == 0, byAddress, src.getField().toString());
           for (int i = 0; i < count; i++) {
             slow.copyFromSafe(rows[i], appended + i, src);
           }
@@ -421,10 +424,19 @@ class ArrowCopyTest {
       bits.allocateNew(1);
       bits.setValueCount(1);
       assertThrows(IndexOutOfBoundsException.class, () -> ArrowCopy.append(bits, new int[] {1}, 1, bitsOut, 0, new ArrowCopy.Scratch()));
+      assertThrows(IndexOutOfBoundsException.class, () -> ArrowCopy.appendAll(s, 3, out, 0, new ArrowCopy.Scratch()));
+      s.getOffsetBuffer().setInt(4, 6); // the first value ends after the second: decreasing offsets
+      IllegalArgumentException decreasing = assertThrows(IllegalArgumentException.class,
+          () -> ArrowCopy.appendAll(s, 2, out, 0, new ArrowCopy.Scratch()));
+      assertTrue(decreasing.getMessage().contains("offsets"), decreasing.getMessage());
+      s.getOffsetBuffer().setInt(4, 3);
       s.getOffsetBuffer().setInt(8, 1 << 30); // second value's end past the data
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> ArrowCopy.append(s, new int[] {1}, 1, out, 0, new ArrowCopy.Scratch()));
       assertTrue(e.getMessage().contains("offsets"), e.getMessage());
+      IllegalArgumentException pastData = assertThrows(IllegalArgumentException.class,
+          () -> ArrowCopy.appendAll(s, 2, out, 0, new ArrowCopy.Scratch()));
+      assertTrue(pastData.getMessage().contains("offsets"), pastData.getMessage());
       // 100 values declared over buffers that hold 8 bytes of data: refused before any raw read
       try (ArrowBuf validity = root.buffer(16); ArrowBuf data = root.buffer(8)) {
         validity.setOne(0, 16);
@@ -432,6 +444,7 @@ class ArrowCopyTest {
       }
       IllegalArgumentException shortBuffers = assertThrows(IllegalArgumentException.class,
           () -> ArrowCopy.append(ints, new int[] {99}, 1, intsOut, 0, new ArrowCopy.Scratch()));
+      assertThrows(MalformedVectorException.class, () -> ArrowCopy.appendAll(ints, 100, intsOut, 0, new ArrowCopy.Scratch()));
       assertTrue(shortBuffers.getMessage().contains("buffers shorter"), shortBuffers.getMessage());
       MalformedVectorException gathered = assertThrows(MalformedVectorException.class,
           () -> ArrowCopy.gather(ints, new int[] {99}, 1, intsOut, new ArrowCopy.Scratch()));
@@ -478,12 +491,17 @@ class ArrowCopyTest {
   private void appendInRounds(Field field, FieldVector src, Random rnd) {
     try (FieldVector got = field.createVector(root); FieldVector want = field.createVector(root)) {
       int appended = 0;
-      for (int count : new int[] {0, 1, 63, 64, 65}) {
+      for (int count : new int[] {0, 1, 63, 64, 65, 1, 63, 64, 65}) {
         int[] rows = new int[count];
+        boolean prefix = appended % 2 == 1 && count <= src.getValueCount(); // appendAll at odd offsets
         for (int i = 0; i < count; i++) {
-          rows[i] = rnd.nextInt(src.getValueCount());
+          rows[i] = prefix ? i : rnd.nextInt(src.getValueCount());
         }
-        ArrowCopy.append(src, rows, count, got, appended, new ArrowCopy.Scratch());
+        if (prefix) {
+          ArrowCopy.appendAll(src, count, got, appended, new ArrowCopy.Scratch());
+        } else {
+          ArrowCopy.append(src, rows, count, got, appended, new ArrowCopy.Scratch());
+        }
         for (int i = 0; i < count; i++) {
           want.copyFromSafe(rows[i], appended + i, src);
         }

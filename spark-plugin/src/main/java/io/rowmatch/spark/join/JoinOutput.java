@@ -52,8 +52,6 @@ public final class JoinOutput implements AutoCloseable {
   private final int[] ordinal;
   /** An existence join's last column, the non-null boolean "exists" (-1: none). */
   private final int existsColumn;
-  /** 0, 1, 2, ...: the rows of a chunk gathered on its own (grown as needed). */
-  private int[] identity = new int[0];
   /** Scratch for variable-width gathers, grown to the largest batch. */
   private final ArrowCopy.Scratch scratch = new ArrowCopy.Scratch();
   /** Build columns are passed on deferred: the build side outlives every output batch (a broadcast's). */
@@ -313,16 +311,6 @@ public final class JoinOutput implements AutoCloseable {
     return v != null ? v : JoinBuildSide.arrow(probeBatch.column(ordinal[c]), ordinal[c], "RowmatchHashJoin");
   }
 
-  private int[] identity(int count) {
-    if (identity.length < count) {
-      identity = new int[Math.max(count, 2 * identity.length)];
-      for (int i = 0; i < identity.length; i++) {
-        identity[i] = i;
-      }
-    }
-    return identity;
-  }
-
   /** Output column c's deferred source for this batch, or null when it is gathered now. */
   private ValueVector deferredSource(int c, List<FieldVector> build) {
     if (fromProbe[c]) {
@@ -412,7 +400,7 @@ public final class JoinOutput implements AutoCloseable {
       } else if (fromProbe[c] && unconverted(c) != null) {
         // A chunk of a selective join: just its rows from the scan's column, then appended.
         try (FieldVector chunk = unconverted(c).gather(rows, count, fields.get(c), allocator)) {
-          ArrowCopy.append(chunk, identity(count), count, appended[c], appendedRows, scratch);
+          ArrowCopy.appendAll(chunk, count, appended[c], appendedRows, scratch);
         }
       } else {
         ValueVector src = fromProbe[c] ? probeVector(probe, c) : build.get(ordinal[c]);
