@@ -165,6 +165,16 @@ class ScanColumnsOnReadSuite extends JoinQueryTest with SuiteDirectory {
 
   for (dictionary <- Seq(true, false)) {
     val pages = if (dictionary) "dictionary pages" else "plain pages"
+    test(s"$pages: scan batches of half a join batch, most rows kept: passed on uncopied, not coalesced") {
+      // Scan batches of 32 rows under the join's 64-row chunks (as the 4096-row Parquet batches under 8192): a
+      // join keeping nine tenths of each keeps fewer than half a chunk, but half its probe batch, so it goes out
+      // as a selection of the scan's columns instead of being copied into a coalesced batch.
+      val n = withConf("spark.sql.parquet.columnarReaderBatchSize" -> "32") {
+        selecting(factAnd(fact(700, dictionary).join(most, expr("f.fk = d.pk")), "s"))
+      }
+      assert(n > 0, s"no probe column passed on as a selection\n${planText(lastJoin)}")
+    }
+
     test(s"$pages: selected scan columns read by a filter, an outer join and an aggregate above") {
       val e = dimension(30, 85, "e").hint("broadcast")
       val n = selecting {

@@ -423,14 +423,20 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   }
 
   /**
-   * The chunk's {@code m} kept pairs as a batch of their own when they fill half a batch; else appended to the
+   * The chunk's {@code m} kept pairs as a batch of their own when they fill half a batch or half their probe batch
+   * (see below); else appended to the
    * batch being coalesced (across probe batches), which is emitted once it holds half a batch (null until then).
    * A selective condition or an inner join's misses leave chunks of a few rows, and every operator above pays
    * per batch (vectors allocated and released, kernels and lookups set up).
    */
   private ColumnarBatch emitPairs(int m) {
     int half = Math.max(1, pairProbe.length / 2);
-    if (m >= half) {
+    // A chunk of half its probe batch goes out on its own too: a scan hands over batches of 4096 rows, half a
+    // default chunk, so a join keeping most of them copied the scan's columns it does not read (gathered, then
+    // appended) where a batch of its own passes them on as selections, read once where something reads them
+    // (TPC-DS q61's joins over store_sales). Not below an eighth of a chunk: small batches are still coalesced.
+    int own = Math.min(half, Math.max(Math.max(1, pairProbe.length / 8), probeBatch.numRows() / 2));
+    if (m >= own) {
       if (output.appendedRows() == 0) {
         return output.gather(probeVectors, pairProbe, build.columns(), pairBuild, m, allocator);
       }
