@@ -66,6 +66,12 @@ public final class GroupTable implements AutoCloseable {
   private final int[] fixedColumnKinds;
   /** A group whose key holds a null (in a column whose nulls are equal) is in the index: FixedKeyColumns stops. */
   private boolean nullKeysIndexed;
+  /**
+   * With {@link #fixedInternKind}: the index by value while the key's values span a small range (null: the hash
+   * index {@link #slots} holds every group). Left for good, the slots rebuilt from the stored keys, by the first
+   * batch it refuses or anything else that needs the slots ({@link #leaveDense}).
+   */
+  private DenseGroups dense;
   /** Batches interned through {@link FixedKeyLookup#intern} or {@link FixedKeyColumns} (for tests). */
   private int fixedInternBatches;
   private int groupCount;
@@ -82,6 +88,16 @@ public final class GroupTable implements AutoCloseable {
 
   GroupTable(BufferAllocator allocator, List<Field> keyFields, boolean[] nullsEqual, boolean[] nansEqual,
       String name, LongUnaryOperator hashOverride) {
+    this(allocator, keyFields, nullsEqual, nansEqual, name, hashOverride, true);
+  }
+
+  /**
+   * indexByValue: one integral key interns by value while its range allows ({@link DenseGroups}). A join's build
+   * side does not: it is interned once and then indexed by value itself ({@link DenseKeyIndex}) or probed
+   * through the hash index, which the index by value would have to be turned into first.
+   */
+  GroupTable(BufferAllocator allocator, List<Field> keyFields, boolean[] nullsEqual, boolean[] nansEqual,
+      String name, LongUnaryOperator hashOverride, boolean indexByValue) {
     if (allocator == null || keyFields == null || nullsEqual == null || nansEqual == null) {
       throw new IllegalArgumentException("allocator, keyFields, nullsEqual and nansEqual must not be null");
     }
@@ -119,6 +135,8 @@ public final class GroupTable implements AutoCloseable {
       kinds[c] = ColumnKind.of(k.vectors().get(c), "key column " + c);
     }
     this.fixedColumnKinds = FixedKeyColumns.applies(kinds) ? kinds : null;
+    this.dense = indexByValue && fixedInternKind != ColumnKind.NULL && hashOverride == null
+        ? new DenseGroups(this.allocator) : null;
   }
 
   private void closeQuietly(KeyColumns k, HashSlots s) {
@@ -160,6 +178,7 @@ public final class GroupTable implements AutoCloseable {
           && FixedKeyColumns.read(columns, fixedColumnKinds, nullsEqual, hashOverride, rowCount, scratch)) {
         return internFixedColumns(batchKeys, rowCount, groupIds, newGroupFirstRows);
       }
+      leaveDense();
       hashRows(batchKeys, rowCount, scratch);
       if (groupCount == 0) {
         java.util.Arrays.fill(groupIds, 0, rowCount, -1);
@@ -187,6 +206,9 @@ public final class GroupTable implements AutoCloseable {
   void lookup(List<? extends ValueVector> batchKeys, int rowCount, int[] groupIds, ProbeScratch own) {
     checkUsable();
     keys.check(batchKeys, rowCount, label);
+    if (dense != null) {
+      throw new IllegalStateException(label + " is probed before spreadForProbing moved it to its hash index");
+    }
     if (rowCount == 0) {
       return;
     }
@@ -376,9 +398,48 @@ public final class GroupTable implements AutoCloseable {
   /** A batch of one integral key column without nulls: {@link FixedKeyLookup#intern}, then its new keys stored. */
   private int internFixed(List<? extends ValueVector> batchKeys, ColumnLayout batch, int rowCount, int[] groupIds,
       int[] newFirstRows) {
+    if (dense != null) {
+      scratch.ensureColumns(1, rowCount);
+      int added = dense.intern(batch, rowCount, groupCount, groupIds, newFirstRows, scratch.columns[0]);
+      if (added >= 0) {
+        addFused(batchKeys, newFirstRows, () -> added);
+        if (dense.tooSparse(groupCount)) {
+          leaveDense();
+        }
+        return added;
+      }
+      leaveDense(); // refused: nothing was written
+    }
     ColumnLayout stored = ColumnLayout.of(keys.vectors().get(0), "key column 0 (table)");
     return addFused(batchKeys, newFirstRows, () -> FixedKeyLookup.intern(batch, stored, nullGroup, slots,
         hashOverride, rowCount, groupCount, groupIds, newFirstRows, scratch));
+  }
+
+  /**
+   * Moves the table from its index by value to the hash index for good: every stored key entered in the slots
+   * under its hash (as {@link FixedKeyLookup#intern} enters them; the keys are distinct, so none is compared).
+   */
+  private void leaveDense() {
+    if (dense == null) {
+      return;
+    }
+    dense.close();
+    dense = null;
+    if (groupCount == 0) {
+      return;
+    }
+    slots.ensureFits(groupCount);
+    long[] values = new long[groupCount];
+    FixedKeyLookup.readColumn(ColumnLayout.of(keys.vectors().get(0), "key column 0 (table)"), values, groupCount);
+    int mask = slots.mask();
+    for (int g = 0; g < groupCount; g++) {
+      int tag = HashSlots.tag(io.rowmatch.core.hash.HashMixer.mix(values[g]));
+      int p = tag & mask;
+      while (slots.get(p) != 0) {
+        p = (p + 1) & mask;
+      }
+      slots.set(p, HashSlots.entry(tag, g));
+    }
   }
 
   /** A batch {@link FixedKeyColumns#read} took (into the scratch): found, then added, then its new keys stored. */
@@ -438,7 +499,13 @@ public final class GroupTable implements AutoCloseable {
    * for absent keys rarely walk; see {@code HashSlots.spreadForProbing}. Answers are unchanged.
    */
   public void spreadForProbing() {
+    leaveDense();
     slots.spreadForProbing(groupCount());
+  }
+
+  /** Whether the table still interns by value ({@link DenseGroups}; for tests). */
+  boolean denseIndexed() {
+    return dense != null;
   }
 
   int fixedInternBatches() {
@@ -447,6 +514,7 @@ public final class GroupTable implements AutoCloseable {
 
   /** Slots of the table's index (for tests of its load). */
   int slotCapacity() {
+    leaveDense();
     return slots.capacity();
   }
 
@@ -477,6 +545,9 @@ public final class GroupTable implements AutoCloseable {
       return;
     }
     closed = true;
+    if (dense != null) {
+      dense.close();
+    }
     keys.close();
     slots.close();
     allocator.close();

@@ -86,7 +86,7 @@ public final class JoinTable implements AutoCloseable {
     this.allocator = allocator.newChildAllocator(this.name, 0, Long.MAX_VALUE);
     GroupTable k = null;
     try {
-      k = new GroupTable(this.allocator, keyFields, nullsEqual, nansEqual, this.name + " keys", hashOverride);
+      k = new GroupTable(this.allocator, keyFields, nullsEqual, nansEqual, this.name + " keys", hashOverride, false);
       this.groupOfRow = new ArrowInts(this.allocator, 1024);
     } catch (OutOfMemoryException e) {
       if (k != null) {

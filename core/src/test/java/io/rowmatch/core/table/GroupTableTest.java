@@ -151,6 +151,76 @@ class GroupTableTest extends AllocatorTest {
   }
 
   /**
+   * One integral key whose values span a small range interns by value (DenseGroups): ids as the reference's while
+   * the range grows up and down (doubling), and after a batch whose values break the range rules (too wide, too
+   * sparse, spanning past Long.MAX_VALUE - Long.MIN_VALUE, or holding a null) moves the table to its hash index
+   * for good; the stored keys and a join table's lookups over them agree. Sizes 0, 1, 63, 64, 65 and larger.
+   */
+  @Test
+  void smallRangeKeysInternByValueUntilARangeRuleOrANullSendsThemToTheHashIndex() {
+    long[] sparse = new long[75_000]; // two values 65,537 apart, as many rows as the range then has values
+    for (int i = 0; i < sparse.length; i++) {
+      sparse[i] = i % 2 == 0 ? 5 : 5 + DenseGroups.SMALL_RANGE + 1;
+    }
+    long[][] breakers = {
+      {0, DenseGroups.MAX_RANGE}, // one value past the widest range: refused
+      sparse, // interned by value, then too sparse: the table moves after it
+      {Long.MIN_VALUE, Long.MAX_VALUE}, // a span that overflows: refused
+    };
+    Random rnd = new Random(77);
+    for (long[] breaker : breakers) {
+      for (boolean nullBreaks : new boolean[] {false, true}) {
+        boolean[] all = {true};
+        Reference ref = new Reference();
+        try (GroupTable table = new GroupTable(allocator, List.of(Field.nullable("k", new ArrowType.Int(64, true))),
+            all, all.clone(), "dense")) {
+          List<long[]> batches = new ArrayList<>();
+          for (int size : new int[] {0, 1, 63, 64, 65, 300}) {
+            batches.add(rnd.longs(size, 1000, 1300).toArray()); // a few hundred values
+          }
+          batches.add(rnd.longs(500, 1000, 9000).toArray()); // the range grows up
+          batches.add(rnd.longs(500, -7000, 1000).toArray()); // and down
+          boolean brokenSeen = false;
+          int refused = batches.size();
+          batches.add(breaker);
+          batches.add(rnd.longs(400, -7000, 9000).toArray()); // after: the hash index, the same groups found
+          for (int b = 0; b < batches.size(); b++) {
+            long[] values = batches.get(b);
+            boolean withNull = nullBreaks && b == refused && values.length > 0;
+            try (BigIntVector v = longs(allocator, values)) {
+              if (withNull) {
+                v.setNull(0);
+              }
+              List<Integer> firsts = new ArrayList<>();
+              int[] want = ref.intern(List.of(v), values.length, all, all, firsts);
+              int[] got = new int[values.length];
+              int[] newFirst = new int[values.length];
+              int added = table.intern(List.of(v), values.length, got, newFirst);
+              String what = "batch " + b + " breaker " + breaker.length + " values from " + breaker[0] + " null " + nullBreaks;
+              assertArrayEquals(want, got, what);
+              assertEquals(firsts.size(), added, what);
+              assertEquals(b < refused, table.denseIndexed(), what);
+              brokenSeen |= b == refused;
+            }
+          }
+          assertTrue(brokenSeen);
+          assertEquals(ref.next, table.groupCount());
+          // every stored key is found again through the hash index the dense one became
+          List<FieldVector> stored = table.keyColumns();
+          int[] again = new int[table.groupCount()];
+          table.spreadForProbing();
+          table.lookup(stored, table.groupCount(), again, new ProbeScratch());
+          for (int g = 0; g < again.length; g++) {
+            if (!stored.get(0).isNull(g)) {
+              assertEquals(g, again[g], "group " + g);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /**
    * Two or three 4- or 8-byte integral key columns intern through FixedKeyColumns: batches without nulls, and
    * with nulls where nulls never match (their rows get groups of their own); where nulls are equal a null sends the
    * batch, and every later one, to the general path. Random pairs and triples of those types, both null rules, the
