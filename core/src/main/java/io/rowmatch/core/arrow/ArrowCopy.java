@@ -102,10 +102,7 @@ public final class ArrowCopy {
     if (sameFixedWidth(src, dst)) {
       BaseFixedWidthVector s = (BaseFixedWidthVector) src;
       BaseFixedWidthVector d = (BaseFixedWidthVector) dst;
-      checkFixedBuffers(s);
-      while (d.getValueCapacity() < dstStart + count) {
-        d.reAlloc();
-      }
+      checkAndGrow(s, d, dstStart + count);
       appendFixed(s, rows, count, d, dstStart);
       return true;
     }
@@ -144,10 +141,7 @@ public final class ArrowCopy {
     if (sameFixedWidth(src, dst)) {
       BaseFixedWidthVector s = (BaseFixedWidthVector) src;
       BaseFixedWidthVector d = (BaseFixedWidthVector) dst;
-      checkFixedBuffers(s);
-      while (d.getValueCapacity() < dstStart + count) {
-        d.reAlloc();
-      }
+      checkAndGrow(s, d, dstStart + count);
       // src's buffers hold its values (checked), d has room for dstStart + count: both ranges are inside.
       long w = s.getTypeWidth();
       MemoryUtil.copyMemory(s.getDataBufferAddress(), d.getDataBufferAddress() + w * dstStart, w * count);
@@ -165,6 +159,14 @@ public final class ArrowCopy {
       rows[i] = i;
     }
     return append(src, rows, count, dst, dstStart, scratch);
+  }
+
+  /** The fixed-width appends' setup: src's buffers checked against its values, d grown to hold {@code values}. */
+  private static void checkAndGrow(BaseFixedWidthVector s, BaseFixedWidthVector d, int values) {
+    checkFixedBuffers(s);
+    while (d.getValueCapacity() < values) {
+      d.reAlloc();
+    }
   }
 
   private static boolean sameFixedWidth(ValueVector src, ValueVector dst) {
@@ -380,11 +382,20 @@ public final class ArrowCopy {
     }
     d.allocateNew(Math.max(total, 1), Math.max(count, 1));
     // d holds count + 1 offsets and total data bytes; the values checked above fit in it exactly.
+    copySized(sd, count, starts, lengths, d, 0, 0);
+  }
+
+  /**
+   * The copy pass of both variable-width paths: the sized values (a -1 length: null) written from data byte
+   * {@code at} of d on, as its values dstStart onwards, offsets and validity (a word at a time) with them. d must
+   * hold dstStart + count values and at + the values' bytes.
+   */
+  private static void copySized(long sd, int count, int[] starts, int[] lengths, BaseVariableWidthVector d,
+      int dstStart, long at) {
     long dv = d.getValidityBufferAddress();
     long dof = d.getOffsetBufferAddress();
     long dd = d.getDataBufferAddress();
-    int at = 0;
-    MemoryUtil.putInt(dof, 0);
+    MemoryUtil.putInt(dof + 4L * dstStart, (int) at);
     for (int base = 0; base < count; base += 64) {
       int end = Math.min(count, base + 64);
       long word = 0;
@@ -395,11 +406,11 @@ public final class ArrowCopy {
           MemoryUtil.copyMemory(sd + starts[i], dd + at, len);
           at += len;
         }
-        MemoryUtil.putInt(dof + 4L * (i + 1), at);
+        MemoryUtil.putInt(dof + 4L * (dstStart + i + 1), (int) at);
       }
-      storeValidity(dv, base, word, end - base);
+      putBits(dv, dstStart + base, word, end - base);
     }
-    d.setLastSet(count - 1);
+    d.setLastSet(dstStart + count - 1);
   }
 
   /** Append, fixed width: one load and one store per value (a bulk copy for widths other than 4, 8 and 16). */
@@ -459,21 +470,7 @@ public final class ArrowCopy {
         }
       }
     }
-    if (d.getValueCapacity() == 0) {
-      d.allocateNew();
-    }
-    while (d.getValueCapacity() < dstStart + count) {
-      d.reallocValidityAndOffsetBuffers();
-    }
-    long at = dstStart == 0 ? 0 : d.getOffsetBuffer().getInt((long) dstStart * 4);
-    long needed = at + (last - first);
-    if (needed > Integer.MAX_VALUE) {
-      throw tooManyBytes(d, needed);
-    }
-    long capacity = d.getDataBuffer().capacity();
-    if (capacity < needed) {
-      d.reallocDataBuffer(Math.max(needed, 2 * capacity));
-    }
+    long at = growForAppend(d, dstStart, count, last - first);
     // d holds dstStart + count values and at + (last - first) data bytes; src's offsets were checked above.
     long dof = d.getOffsetBufferAddress();
     MemoryUtil.copyMemory(s.getDataBufferAddress() + first, d.getDataBufferAddress() + at, last - first);
@@ -485,20 +482,20 @@ public final class ArrowCopy {
     d.setLastSet(dstStart + count - 1);
   }
 
-  /** Append, variable width: the sizing pass, one growth, one copy per value. */
-  private static void appendVariable(BaseVariableWidthVector s, int[] rows, int count, BaseVariableWidthVector d,
-      int dstStart, int[] starts, int[] lengths) {
-    long total = sizeValues(s, rows, count, starts, lengths);
-    long sd = s.getDataBufferAddress();
+  /**
+   * Grows d to hold {@code dstStart + count} values and {@code bytes} more data bytes after its first dstStart
+   * values; returns where their data starts (offsets up to dstStart are final, lastSet = dstStart - 1, and offset 0
+   * of an empty vector is 0).
+   */
+  private static long growForAppend(BaseVariableWidthVector d, int dstStart, int count, long bytes) {
     if (d.getValueCapacity() == 0) {
       d.allocateNew();
     }
     while (d.getValueCapacity() < dstStart + count) {
       d.reallocValidityAndOffsetBuffers();
     }
-    // Offsets up to dstStart are final (lastSet = dstStart - 1); offset 0 is 0 in an empty vector.
     long at = dstStart == 0 ? 0 : d.getOffsetBuffer().getInt((long) dstStart * 4);
-    long needed = at + total;
+    long needed = at + bytes;
     if (needed > Integer.MAX_VALUE) {
       throw tooManyBytes(d, needed);
     }
@@ -506,25 +503,17 @@ public final class ArrowCopy {
     if (capacity < needed) {
       d.reallocDataBuffer(Math.max(needed, 2 * capacity));
     }
-    // d holds dstStart + count values and at + total data bytes; the values sized above fit in it.
-    long dv = d.getValidityBufferAddress();
-    long dof = d.getOffsetBufferAddress();
-    long dd = d.getDataBufferAddress();
-    MemoryUtil.putInt(dof + 4L * dstStart, (int) at);
-    for (int base = 0; base < count; base += 64) {
-      int end = Math.min(count, base + 64);
-      long word = 0;
-      for (int i = base; i < end; i++) {
-        int len = lengths[i];
-        if (len >= 0) {
-          word |= 1L << (i - base);
-          MemoryUtil.copyMemory(sd + starts[i], dd + at, len);
-          at += len;
-        }
-        MemoryUtil.putInt(dof + 4L * (dstStart + i + 1), (int) at);
-      }
-      putBits(dv, dstStart + base, word, end - base);
-    }
-    d.setLastSet(dstStart + count - 1);
+    return at;
   }
+
+  /** Append, variable width: the sizing pass, one growth, one copy per value. */
+  private static void appendVariable(BaseVariableWidthVector s, int[] rows, int count, BaseVariableWidthVector d,
+      int dstStart, int[] starts, int[] lengths) {
+    long total = sizeValues(s, rows, count, starts, lengths);
+    long sd = s.getDataBufferAddress();
+    long at = growForAppend(d, dstStart, count, total);
+    // d holds dstStart + count values and at + total data bytes; the values sized above fit in it.
+    copySized(sd, count, starts, lengths, d, dstStart, at);
+  }
+
 }
