@@ -92,6 +92,15 @@ public final class GroupTable implements AutoCloseable {
   }
 
   /**
+   * indexByValue false: the hash index from the start, for a table whose memory must shrink with its group count
+   * (an aggregation's after it spilled: its partitions' keys span the same range, in fewer groups).
+   */
+  public GroupTable(BufferAllocator allocator, List<Field> keyFields, boolean[] nullsEqual, boolean[] nansEqual,
+      String name, boolean indexByValue) {
+    this(allocator, keyFields, nullsEqual, nansEqual, name, null, indexByValue);
+  }
+
+  /**
    * indexByValue: one integral key interns by value while its range allows ({@link DenseGroups}). A join's build
    * side does not: it is interned once and then indexed by value itself ({@link DenseKeyIndex}) or probed
    * through the hash index, which the index by value would have to be turned into first.

@@ -498,7 +498,9 @@ public final class HashAggregateRunner implements Iterator<ColumnarBatch>, AutoC
     }
     boolean[] all = new boolean[keys.size()];
     Arrays.fill(all, true);
-    return new GroupTable(allocator, fields, all, all.clone(), spec.operatorName);
+    // Interning by value (an array over the keys' range) until this aggregate spills: a spilled partition's keys
+    // span the same range in fewer groups, so only the hash index shrinks with them.
+    return new GroupTable(allocator, fields, all, all.clone(), spec.operatorName, level == 0 && partitions == null);
   }
 
   private void prepareOutput() {
