@@ -130,6 +130,25 @@ final class FixedKeyLookup {
     }
   }
 
+  /**
+   * Enters groups [0, groups) of the stored key column, all distinct and none null, into empty {@code slots} under
+   * the hash {@link #intern} gives their values (a table leaving its index by value, {@link DenseGroups}).
+   */
+  static void index(ColumnLayout stored, int groups, HashSlots slots, LongUnaryOperator hashOverride) {
+    slots.ensureFits(groups);
+    long[] values = new long[groups];
+    readColumn(stored, values, groups);
+    int mask = slots.mask();
+    for (int g = 0; g < groups; g++) {
+      int tag = HashSlots.tag(hash(values[g], hashOverride));
+      int p = tag & mask;
+      while (slots.get(p) != 0) {
+        p = (p + 1) & mask;
+      }
+      slots.set(p, HashSlots.entry(tag, g));
+    }
+  }
+
   private static long hash(long value, LongUnaryOperator hashOverride) {
     long hash = HashMixer.mix(value);
     return hashOverride == null ? hash : hashOverride.applyAsLong(hash);

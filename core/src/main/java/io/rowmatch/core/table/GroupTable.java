@@ -437,18 +437,8 @@ public final class GroupTable implements AutoCloseable {
     if (groupCount == 0) {
       return;
     }
-    slots.ensureFits(groupCount);
-    long[] values = new long[groupCount];
-    FixedKeyLookup.readColumn(ColumnLayout.of(keys.vectors().get(0), "key column 0 (table)"), values, groupCount);
-    int mask = slots.mask();
-    for (int g = 0; g < groupCount; g++) {
-      int tag = HashSlots.tag(io.rowmatch.core.hash.HashMixer.mix(values[g]));
-      int p = tag & mask;
-      while (slots.get(p) != 0) {
-        p = (p + 1) & mask;
-      }
-      slots.set(p, HashSlots.entry(tag, g));
-    }
+    FixedKeyLookup.index(ColumnLayout.of(keys.vectors().get(0), "key column 0 (table)"), groupCount, slots,
+        hashOverride);
   }
 
   /** A batch {@link FixedKeyColumns#read} took (into the scratch): found, then added, then its new keys stored. */
