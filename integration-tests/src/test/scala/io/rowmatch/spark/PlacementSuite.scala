@@ -148,6 +148,29 @@ class PlacementSuite extends RowmatchQueryTest {
     assert(rowmatchNodes(plain).contains("RowmatchHashJoin"), planText(plain))
   }
 
+  test("a conditional sort-merge join against a side that holds each key once (an aggregate by the keys) runs") {
+    val smj = Seq(On, "spark.sql.autoBroadcastJoinThreshold" -> "-1", "spark.sql.join.preferSortMergeJoin" -> "true")
+    val facts = spark.read.parquet(parquetPath)
+    val perKey = facts.groupBy(col("g").as("ag")).agg(avg("v").as("av"), max("k").as("mk"))
+    // TPC-H q20's and TPC-DS q1's shape: each row meets at most one aggregate row, so the condition is one test per
+    // row. Either side, inner and left outer; then the same aggregate by (g, parity), two rows per key: kept.
+    for ((name, q) <- Seq[(String, () => DataFrame)](
+        "aggregate on the right" -> (() => facts.join(perKey, col("g") === col("ag") && col("v") > col("av"))),
+        "aggregate on the left" -> (() => perKey.join(facts, col("ag") === col("g") && col("k") < col("mk"))),
+        "left outer" -> (() => facts.join(perKey, col("g") === col("ag") && col("v") > col("av"), "left_outer")))) {
+      // Reading av keeps Spark from dropping the outer join (its right side is distinct and otherwise unread).
+      val df = compare(smj: _*)(q().groupBy(col("g")).agg(count(lit(1)).as("n"), sum(col("k")).as("s"), max(col("av"))))
+      assert(rowmatchNodes(df).contains("RowmatchHashJoin"), s"$name\n${planText(df)}")
+      assert(!executedNodes(df).exists(_.isInstanceOf[SortMergeJoinExec]), s"$name\n${planText(df)}")
+      assert(!placementReasons(df).exists(_.contains("tests every pair")), s"$name\n${planText(df)}")
+    }
+    val twoPerKey = facts.groupBy(col("g").as("ag"), (col("v") % 2).as("par")).agg(avg("v").as("av"))
+    val kept = compare(smj: _*)(facts.join(twoPerKey, col("g") === col("ag") && col("v") > col("av"))
+      .groupBy(col("g")).agg(count(lit(1)).as("n")))
+    assert(executedNodes(kept).exists(_.isInstanceOf[SortMergeJoinExec]), planText(kept))
+    assert(placementReasons(kept).exists(_.contains("tests every pair")), planText(kept))
+  }
+
   test("broadcast joins streaming a vanilla sort-merge join's rows stay in its stage; the aggregation above runs") {
     val smj = Seq(On, "spark.sql.autoBroadcastJoinThreshold" -> "-1", "spark.sql.join.preferSortMergeJoin" -> "true")
     val facts = spark.read.parquet(parquetPath)
@@ -180,7 +203,8 @@ class PlacementSuite extends RowmatchQueryTest {
     val conf = Seq(On, "spark.sql.autoBroadcastJoinThreshold" -> "20000", "spark.sql.join.preferSortMergeJoin" -> "true")
     val facts = spark.read.parquet(parquetPath)
     val dims = spark.range(0, 97).select(col("id").as("dk"), (col("id") % 7).as("dc"))
-    def q = facts.join(facts.groupBy(col("g").as("ag")).agg(avg("v").as("av")),
+    // Two aggregate rows per key (grouped by g and a parity), so the conditional join is kept vanilla when planned.
+    def q = facts.join(facts.groupBy(col("g").as("ag"), (col("v") % 2).as("par")).agg(avg("v").as("av")),
         col("g") === col("ag") && col("v") > col("av"))
       .join(broadcast(dims), col("g") === col("dk"))
       .groupBy(col("dc")).agg(count(lit(1)).as("n"))

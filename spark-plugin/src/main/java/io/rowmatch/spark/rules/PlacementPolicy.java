@@ -6,11 +6,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.ExpressionSet;
+import org.apache.spark.sql.catalyst.expressions.ExpressionSet$;
 import org.apache.spark.sql.catalyst.optimizer.BuildLeft$;
 import org.apache.spark.sql.catalyst.plans.ExistenceJoin;
 import org.apache.spark.sql.catalyst.plans.JoinType;
 import org.apache.spark.sql.catalyst.plans.LeftAnti$;
 import org.apache.spark.sql.catalyst.plans.LeftSemi$;
+import org.apache.spark.sql.catalyst.plans.logical.Join;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag;
 import org.apache.spark.sql.execution.FilterExec;
 import org.apache.spark.sql.execution.ProjectExec;
@@ -18,6 +23,7 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.UnionExec;
 import org.apache.spark.sql.execution.adaptive.AQEShuffleReadExec;
 import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec;
+import org.apache.spark.sql.execution.adaptive.LogicalQueryStage;
 import org.apache.spark.sql.execution.adaptive.ShuffleQueryStageExec;
 import org.apache.spark.sql.execution.exchange.BroadcastExchangeExec;
 import org.apache.spark.sql.execution.exchange.Exchange;
@@ -25,6 +31,7 @@ import org.apache.spark.sql.execution.exchange.RowmatchBroadcastExchangeExec;
 import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec;
 import org.apache.spark.sql.execution.joins.SortMergeJoinExec;
 import scala.Option;
+import scala.collection.immutable.Seq;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.spark.aggregate.RowmatchHashAggregateExec;
@@ -72,7 +79,8 @@ final class PlacementPolicy {
    * Why this vanilla operator stays vanilla whatever surrounds it, or null:
    *
    * <ul>
-   *   <li>a sort-merge join (inner or outer: its output is the pairs) with a condition besides its keys, unless
+   *   <li>a sort-merge join (inner or outer: its output is the pairs) with a condition besides its keys, unless one
+   *       side holds each key once (Spark's distinct keys: an aggregate grouped by them) or
    *       {@code spark.rowmatch.placement.conditionalSortMergeJoin} (TPC-DS q72 ran 0.20x when its pairs per key
    *       were tested on row views; see the setting);
    *   <li>a broadcast hash join streaming the rows of a join that stays vanilla (through filters, projections and
@@ -120,9 +128,47 @@ final class PlacementPolicy {
     if (type == LeftSemi$.MODULE$ || type == LeftAnti$.MODULE$ || type instanceof ExistenceJoin) {
       return null;
     }
+    // One side holds each key once (an aggregate grouped by the join keys: TPC-H q20, TPC-DS q1, q30, q81, q92's
+    // correlated aggregates): each row of the other side meets at most one row, so there is no pair blow-up.
+    if (keysDistinctOnOneSide(smj)) {
+      return null;
+    }
     return "placement: a sort-merge " + type.sql().toLowerCase(java.util.Locale.ROOT) + " join with the condition "
         + smj.condition().get().sql() + " besides its keys tests every pair of rows with equal keys: kept as Spark's"
         + " sort-merge join (set " + RowmatchConf.PLACEMENT_CONDITIONAL_SMJ + "=true to replace it)";
+  }
+
+  /** Whether Spark's distinct-keys propagation says the left or the right input holds each join key at most once. */
+  private static boolean keysDistinctOnOneSide(SortMergeJoinExec smj) {
+    Option<LogicalPlan> link = smj.logicalLink();
+    if (link.isEmpty() || !(link.get() instanceof Join join)) {
+      return false;
+    }
+    return distinctOn(join.left(), smj.leftKeys()) || distinctOn(join.right(), smj.rightKeys());
+  }
+
+  private static boolean distinctOn(LogicalPlan side, Seq<Expression> keys) {
+    ExpressionSet keySet = ExpressionSet$.MODULE$.apply(keys);
+    return withoutStages(side).distinctKeys().exists(distinct -> distinct.subsetOf(keySet));
+  }
+
+  /**
+   * The plan with each materialized AQE stage replaced by the logical plan it ran: a re-planning pass sees stages as
+   * leaves, which know no distinct keys, and would undo the first pass's decision.
+   */
+  private static LogicalPlan withoutStages(LogicalPlan plan) {
+    if (plan instanceof LogicalQueryStage stage) {
+      return stage.logicalPlan();
+    }
+    List<LogicalPlan> children = CollectionConverters.asJava(plan.children());
+    List<LogicalPlan> rewritten = new ArrayList<>(children.size());
+    boolean changed = false;
+    for (LogicalPlan child : children) {
+      LogicalPlan c = withoutStages(child);
+      changed |= c != child;
+      rewritten.add(c);
+    }
+    return changed ? plan.withNewChildren(CollectionConverters.asScala(rewritten).toSeq()) : plan;
   }
 
   /**
