@@ -175,8 +175,8 @@ final class PlacementPolicy {
    * Why a broadcast join a later AQE pass would replace stays vanilla, or null: its build side is Spark's broadcast,
    * already built because an earlier pass kept this join vanilla (an Arrow broadcast would have served the
    * replacement). Replacing it now would walk Spark's hashed relation back into Arrow on every executor, what the
-   * Arrow broadcast exists to avoid (TPC-DS q1: the joins above a conditional join that AQE turned into a broadcast
-   * join after the broadcast stages under them were built for vanilla joins).
+   * Arrow broadcast exists to avoid (TPC-DS q4, q31, q74: the joins above a conditional join that AQE turned into a
+   * broadcast join after the broadcast stages under them were built for vanilla joins).
    */
   static String builtForVanillaReason(RowmatchHashJoinExec join, RowmatchConf conf) {
     if (!conf.placementEnabled() || !join.broadcast()) {
