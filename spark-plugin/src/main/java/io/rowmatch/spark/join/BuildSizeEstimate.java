@@ -16,7 +16,6 @@ import org.apache.spark.sql.execution.adaptive.AQEShuffleReadExec;
 import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec;
 import org.apache.spark.sql.execution.adaptive.ShuffleQueryStageExec;
 import org.apache.spark.sql.internal.SQLConf;
-import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
@@ -97,8 +96,8 @@ final class BuildSizeEstimate {
   }
 
   private static Estimate logical(SparkPlan join, SparkPlan build, boolean broadcast, boolean buildLeft) {
-    Option<LogicalPlan> link = join.logicalLink();
-    if (link.isEmpty() || !(link.get() instanceof Join j)) {
+    Join j = JoinPlanner.logicalJoin(join);
+    if (j == null) {
       return null;
     }
     LogicalPlan side = buildLeft ? j.left() : j.right();

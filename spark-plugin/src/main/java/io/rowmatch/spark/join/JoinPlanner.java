@@ -245,6 +245,12 @@ public final class JoinPlanner {
     return child instanceof SortExec s && !s.global() ? s.child() : child;
   }
 
+  /** The optimizer's Join this physical join was planned from (its statistics, its sides' distinct keys), or null. */
+  public static Join logicalJoin(SparkPlan join) {
+    Option<LogicalPlan> link = join.logicalLink();
+    return link.isDefined() && link.get() instanceof Join j ? j : null;
+  }
+
   /**
    * For a sort-merge join we pick the side to hash: the right for left outer, the left for right outer, and for
    * inner, full outer, left semi and left anti the side the optimizer's statistics say is smaller (right on a
@@ -258,8 +264,8 @@ public final class JoinPlanner {
     }
     boolean existence = (t == LeftSemi$.MODULE$ || t == LeftAnti$.MODULE$) && !j.isSkewJoin();
     if (t instanceof InnerLike || t == FullOuter$.MODULE$ || existence) {
-      Option<LogicalPlan> link = j.logicalLink();
-      if (link.isDefined() && link.get() instanceof Join join) {
+      Join join = logicalJoin(j);
+      if (join != null) {
         try {
           if (join.left().stats().sizeInBytes().compare(join.right().stats().sizeInBytes()) < 0) {
             return BuildLeft$.MODULE$;

@@ -140,8 +140,8 @@ final class PlacementPolicy {
 
   /** Whether Spark's distinct-keys propagation says the left or the right input holds each join key at most once. */
   private static boolean keysDistinctOnOneSide(SortMergeJoinExec smj) {
-    Option<LogicalPlan> link = smj.logicalLink();
-    if (link.isEmpty() || !(link.get() instanceof Join join)) {
+    Join join = JoinPlanner.logicalJoin(smj);
+    if (join == null) {
       return false;
     }
     return distinctOn(join.left(), smj.leftKeys()) || distinctOn(join.right(), smj.rightKeys());
