@@ -20,6 +20,7 @@ import io.rowmatch.spark.arrow.ArrowSettings;
 import io.rowmatch.spark.arrow.RowmatchProjectExec;
 import io.rowmatch.spark.arrow.RowmatchToArrowExec;
 import io.rowmatch.spark.config.RowmatchConf;
+import io.rowmatch.spark.scan.RowmatchParquetFileFormat;
 
 /**
  * After Spark inserted its transitions: under every Rowmatch operator, Spark's RowToColumnarExec (which
@@ -36,7 +37,11 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
   public SparkPlan apply(SparkPlan plan) {
     RowmatchConf conf = RowmatchConf.current();
     SparkPlan rewritten = rewrite(plan, ArrowSettings.of(conf), conf.enabled());
-    return conf.enabled() ? DropKeyNotNullFilters.apply(PruneJoinOutputs.apply(rewritten)) : rewritten;
+    if (!conf.enabled()) {
+      return rewritten;
+    }
+    SparkPlan pruned = DropKeyNotNullFilters.apply(PruneJoinOutputs.apply(rewritten));
+    return conf.scanParquetDecoder() ? RowmatchParquetFileFormat.decodePages(pruned) : pruned;
   }
 
   @Override
