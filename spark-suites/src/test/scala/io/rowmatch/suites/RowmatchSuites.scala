@@ -2,6 +2,7 @@ package io.rowmatch.suites
 
 import org.apache.spark.sql.{DataFrameAggregateSuite, DataFrameJoinSuite, DataFrameSetOperationsSuite, JoinSuite,
   SQLQueryTestSuite, SubquerySuite}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetEncodingSuite, ParquetIOSuite, ParquetV1QuerySuite}
 import org.apache.spark.sql.execution.joins.{ExistenceJoinSuite, InnerJoinSuite, OuterJoinSuite}
 
 // Spark's suites, run with the Rowmatch plugin on. Each subclass only adds RowmatchSuiteChecks (exclusions,
@@ -39,6 +40,20 @@ class RowmatchOuterJoinSuite extends OuterJoinSuite with RowmatchSuiteChecks {
 class RowmatchExistenceJoinSuite extends ExistenceJoinSuite with RowmatchSuiteChecks {
   // 96 of 162 once its ExistenceJoins ran as RowmatchHashJoin (30 before)
   override protected def minRowmatchPlans: Long = 48
+}
+
+// Parquet reading: the plans counted are the scans whose pages Rowmatch's decoder reads ("RowmatchParquetDecoder").
+
+class RowmatchParquetIOSuite extends ParquetIOSuite with RowmatchSuiteChecks {
+  override protected def minRowmatchPlans: Long = 50
+}
+
+class RowmatchParquetV1QuerySuite extends ParquetV1QuerySuite with RowmatchSuiteChecks {
+  override protected def minRowmatchPlans: Long = 50
+}
+
+class RowmatchParquetEncodingSuite extends ParquetEncodingSuite with RowmatchSuiteChecks {
+  override protected def minRowmatchPlans: Long = 5
 }
 
 /**

@@ -27,6 +27,7 @@ final class HybridRleDecoder {
   private int runValue;
   private int packedStart;
   private int packedIndex;
+  private int max; // the largest value read since resetMax, for widths below 32 (dictionary id checks)
 
   HybridRleDecoder(String column) {
     this.column = column;
@@ -42,6 +43,7 @@ final class HybridRleDecoder {
     this.width = width;
     this.mask = width == 0 ? 0 : (1L << width) - 1;
     this.runLeft = 0;
+    this.max = 0;
   }
 
   /**
@@ -69,6 +71,20 @@ final class HybridRleDecoder {
     runLeft -= n;
   }
 
+  /**
+   * The largest value read since the last call (then reset to 0), as an unsigned value only below width 32 (at
+   * 32 a value may be negative as an int: callers check those values themselves).
+   */
+  int takeMax() {
+    int m = max;
+    max = 0;
+    return m;
+  }
+
+  int width() {
+    return width;
+  }
+
   /** The next {@code n} values into {@code dst[off, off + n)}. */
   void read(int[] dst, int off, int n) throws IOException {
     while (n > 0) {
@@ -80,6 +96,7 @@ final class HybridRleDecoder {
         unpack(dst, off, k);
       } else {
         Arrays.fill(dst, off, off + k, runValue);
+        max = Math.max(max, runValue);
       }
       off += k;
       n -= k;
@@ -100,16 +117,22 @@ final class HybridRleDecoder {
     }
     byte[] b = buf;
     int base = packedStart;
+    int mx = max;
     for (int i = 0; i < fast; i++) {
       long word = (long) LONG_LE.get(b, base + (int) (bit >>> 3));
-      dst[off + i] = (int) ((word >>> (bit & 7)) & m);
+      int v = (int) ((word >>> (bit & 7)) & m);
+      dst[off + i] = v;
+      mx = Math.max(mx, v);
       bit += w;
     }
     for (int i = fast; i < k; i++) {
       long word = tailLong(base + (int) (bit >>> 3));
-      dst[off + i] = (int) ((word >>> (bit & 7)) & m);
+      int v = (int) ((word >>> (bit & 7)) & m);
+      dst[off + i] = v;
+      mx = Math.max(mx, v);
       bit += w;
     }
+    max = mx;
     packedIndex += k;
   }
 

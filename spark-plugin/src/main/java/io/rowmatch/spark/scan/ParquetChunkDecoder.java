@@ -254,10 +254,16 @@ final class ParquetChunkDecoder {
     checkIds(idScratch, 0, present);
   }
 
+  /** Every id just read lies inside the dictionary (the decoder's running maximum says so below width 32). */
   private void checkIds(int[] a, int from, int n) throws IOException {
-    int bad = 0;
-    for (int i = from; i < from + n; i++) {
-      bad |= (dictionarySize - 1 - a[i]) | a[i]; // negative for an id outside the dictionary
+    int bad;
+    if (ids.width() < 32) {
+      bad = dictionarySize - 1 - ids.takeMax();
+    } else {
+      bad = 0;
+      for (int i = from; i < from + n; i++) {
+        bad |= (dictionarySize - 1 - a[i]) | a[i]; // negative for an id outside the dictionary
+      }
     }
     if (bad < 0) {
       throw new IOException("malformed Parquet page in column " + column + ": a dictionary id outside the "
