@@ -144,6 +144,15 @@ class ParquetDecoderSuite extends RowmatchQueryTest with SuiteDirectory {
     compare(spark.read.parquet(path).selectExpr("count(*)"), path)
   }
 
+  test("off-heap column vectors: the decoder writes them through Spark's vector API") {
+    val path = write("offheap", rows(3000, 0.05, 40, 9), "parquet.page.size" -> "2048")
+    withConf("spark.sql.columnVector.offheap.enabled" -> "true", "spark.sql.parquet.columnarReaderBatchSize" -> "500") {
+      val (decoded, _) = compare(spark.read.parquet(path), path)
+      assert(decoded > 0)
+      compare(spark.read.parquet(path).where("i > 0").groupBy("s").count(), path)
+    }
+  }
+
   test("a file whose pages are damaged fails with Spark's read error naming the file, not a crash or wrong rows") {
     val path = write("good", rows(100, 0.0, 10, 3))
     val file = new File(path).listFiles().filter(_.getName.endsWith(".parquet")).maxBy(_.length())
