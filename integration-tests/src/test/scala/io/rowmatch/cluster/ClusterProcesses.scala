@@ -43,6 +43,20 @@ object ClusterProcesses {
     }
   }
 
+  /**
+   * Of `tree` (a [[liveTree]] taken before [[destroyAll]]), the processes still alive after a last SIGKILL and 10
+   * seconds each. A Worker killed while it is itself killing an executor leaves that executor to exit a moment
+   * later, no longer its descendant: it is given its time (and killed) here, and only a process that outlives
+   * all of this counts as left behind.
+   */
+  def survivors(tree: Seq[ProcessHandle]): Seq[ProcessHandle] = tree.filter { h =>
+    if (h.isAlive) {
+      h.destroyForcibly()
+      try h.onExit().get(10, TimeUnit.SECONDS) catch { case _: Exception => () }
+    }
+    h.isAlive
+  }
+
   /** Processes registered and alive, with every live descendant (for "nothing left behind" checks). */
   def liveTree(): Seq[ProcessHandle] = synchronized {
     started.toSeq.flatMap { case (_, p) =>

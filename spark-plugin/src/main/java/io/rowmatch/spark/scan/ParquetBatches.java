@@ -197,7 +197,8 @@ public final class ParquetBatches extends AbstractIterator<Object> implements Cl
       descriptors[i] = d;
       required[i] = c.required();
       Set<Encoding> used = encodings.get(String.join(".", d.getPath()));
-      int kind = ParquetChunkDecoder.kindOf(d, c.sparkType(), datetimeCorrected);
+      // The type of the vector written (Spark allocates it from the column's read type).
+      int kind = ParquetChunkDecoder.kindOf(d, batch.column(i).dataType(), datetimeCorrected);
       kinds[i] = used != null && ParquetChunkDecoder.readsEncodings(used) ? kind : -1;
     }
   }
