@@ -7,15 +7,12 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.execution.{ColumnarRule, FileSourceScanExec, SparkPlan}
-
-import io.rowmatch.spark.scan.RowmatchParquetFileFormat
+import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 
 /**
  * A test-only session extension that watches every physical plan after the columnar rules ran (the
  * whole-query plans and, under AQE, each query stage's plan), and counts those holding at least one
- * Rowmatch operator (a node whose name starts with "Rowmatch", subqueries included, or a Parquet scan whose
- * pages Rowmatch decodes). The suites list it
+ * Rowmatch operator (a node whose name starts with "Rowmatch", subqueries included). The suites list it
  * before Rowmatch's entry in `spark.sql.extensions`: Spark applies the columnar rules' post-transition
  * halves in reverse order, so the probe sees the plan after Rowmatch finished with it.
  *
@@ -47,8 +44,6 @@ object RowmatchPlanProbe {
   private def record(plan: SparkPlan): Unit = {
     val names = plan.collectWithSubqueries {
       case p if p.nodeName.startsWith("Rowmatch") => p.nodeName
-      case s: FileSourceScanExec if s.relation.fileFormat.isInstanceOf[RowmatchParquetFileFormat] =>
-        "RowmatchParquetDecoder" // Spark's scan node, its pages decoded by Rowmatch
     }
     plansSeen.incrementAndGet()
     if (names.nonEmpty) {

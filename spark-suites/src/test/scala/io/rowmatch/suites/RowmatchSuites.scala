@@ -2,8 +2,6 @@ package io.rowmatch.suites
 
 import org.apache.spark.sql.{DataFrameAggregateSuite, DataFrameJoinSuite, DataFrameSetOperationsSuite, JoinSuite,
   SQLQueryTestSuite, SubquerySuite}
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetEncodingSuite, ParquetIOSuite, ParquetV1FilterSuite,
-  ParquetV1QuerySuite}
 import org.apache.spark.sql.execution.joins.{ExistenceJoinSuite, InnerJoinSuite, OuterJoinSuite}
 
 // Spark's suites, run with the Rowmatch plugin on. Each subclass only adds RowmatchSuiteChecks (exclusions,
@@ -41,25 +39,6 @@ class RowmatchOuterJoinSuite extends OuterJoinSuite with RowmatchSuiteChecks {
 class RowmatchExistenceJoinSuite extends ExistenceJoinSuite with RowmatchSuiteChecks {
   // 96 of 162 once its ExistenceJoins ran as RowmatchHashJoin (30 before)
   override protected def minRowmatchPlans: Long = 48
-}
-
-// Parquet reading: the plans counted are the scans whose pages Rowmatch's decoder reads ("RowmatchParquetDecoder").
-
-class RowmatchParquetIOSuite extends ParquetIOSuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 290 // of 582
-}
-
-class RowmatchParquetV1QuerySuite extends ParquetV1QuerySuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 150 // of 304
-}
-
-// Most of its tests drive Spark's vectorized reader by hand; 3 read through a scan.
-class RowmatchParquetEncodingSuite extends ParquetEncodingSuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 2
-}
-
-class RowmatchParquetV1FilterSuite extends ParquetV1FilterSuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 4800 // of 9745
 }
 
 /**

@@ -47,13 +47,6 @@ public final class RowmatchConf implements Serializable {
           .doc("also replace sort-merge joins (run as a shuffled hash join)")
           .version("0.1.0").booleanConf().createWithDefault(true));
 
-  public static final ConfigEntry<Object> SCAN_PARQUET_DECODER_ENTRY =
-      setting("spark.rowmatch.scan.parquetDecoder.enabled", b -> b
-          .doc("decode the data pages of Spark's vectorized Parquet scans with Rowmatch's decoder (whole runs of"
-              + " definition levels and values at a time) into the same column vectors; Spark still plans the scan,"
-              + " reads footers, applies pushed filters and reads the columns and row groups the decoder does not take")
-          .version("0.1.0").booleanConf().createWithDefault(true));
-
   public static final ConfigEntry<Object> SHUFFLE_ENABLED_ENTRY = setting("spark.rowmatch.shuffle.enabled", b -> b
       .doc("a shuffle that feeds a Rowmatch join or aggregate moves Arrow batches (`RowmatchShuffleExchange`)"
           + " instead of rows")
@@ -193,7 +186,7 @@ public final class RowmatchConf implements Serializable {
 
   /** Every setting users may set, in the README table's order (the test-only ones are not listed). */
   public static final List<ConfigEntry<Object>> ENTRIES = List.of(ENABLED_ENTRY, AGGREGATE_ENABLED_ENTRY,
-      DEDUP_ENABLED_ENTRY, JOIN_ENABLED_ENTRY, JOIN_REPLACE_SORT_MERGE_ENTRY, SCAN_PARQUET_DECODER_ENTRY, SHUFFLE_ENABLED_ENTRY, BROADCAST_ENABLED_ENTRY,
+      DEDUP_ENABLED_ENTRY, JOIN_ENABLED_ENTRY, JOIN_REPLACE_SORT_MERGE_ENTRY, SHUFFLE_ENABLED_ENTRY, BROADCAST_ENABLED_ENTRY,
       BATCH_SIZE_ENTRY, MEMORY_LIMIT_ENTRY, EXPLAIN_FALLBACK_ENTRY, SKIP_PARTIAL_ENABLED_ENTRY,
       SKIP_PARTIAL_MIN_ROWS_ENTRY, SKIP_PARTIAL_RATIO_ENTRY, PLACEMENT_ENABLED_ENTRY, PLACEMENT_MIN_WORK_ENTRY,
       PLACEMENT_CONDITIONAL_SMJ_ENTRY);
@@ -204,7 +197,6 @@ public final class RowmatchConf implements Serializable {
   public static final String DEDUP_ENABLED = DEDUP_ENABLED_ENTRY.key();
   public static final String JOIN_ENABLED = JOIN_ENABLED_ENTRY.key();
   public static final String JOIN_REPLACE_SORT_MERGE = JOIN_REPLACE_SORT_MERGE_ENTRY.key();
-  public static final String SCAN_PARQUET_DECODER = SCAN_PARQUET_DECODER_ENTRY.key();
   public static final String SHUFFLE_ENABLED = SHUFFLE_ENABLED_ENTRY.key();
   public static final String BROADCAST_ENABLED = BROADCAST_ENABLED_ENTRY.key();
   public static final String BATCH_SIZE = BATCH_SIZE_ENTRY.key();
@@ -222,7 +214,6 @@ public final class RowmatchConf implements Serializable {
   private final boolean dedupEnabled;
   private final boolean joinEnabled;
   private final boolean joinReplaceSortMerge;
-  private final boolean scanParquetDecoder;
   private final boolean shuffleEnabled;
   private final boolean broadcastEnabled;
   private final int batchSize;
@@ -242,7 +233,6 @@ public final class RowmatchConf implements Serializable {
     this.dedupEnabled = (Boolean) read(conf, DEDUP_ENABLED_ENTRY);
     this.joinEnabled = (Boolean) read(conf, JOIN_ENABLED_ENTRY);
     this.joinReplaceSortMerge = (Boolean) read(conf, JOIN_REPLACE_SORT_MERGE_ENTRY);
-    this.scanParquetDecoder = (Boolean) read(conf, SCAN_PARQUET_DECODER_ENTRY);
     this.shuffleEnabled = (Boolean) read(conf, SHUFFLE_ENABLED_ENTRY);
     this.broadcastEnabled = (Boolean) read(conf, BROADCAST_ENABLED_ENTRY);
     this.batchSize = (Integer) read(conf, BATCH_SIZE_ENTRY);
@@ -296,7 +286,6 @@ public final class RowmatchConf implements Serializable {
   public boolean skipPartialEnabled() { return skipPartialEnabled; }
   public long skipPartialMinRows() { return skipPartialMinRows; }
   public double skipPartialRatio() { return skipPartialRatio; }
-  public boolean scanParquetDecoder() { return scanParquetDecoder; }
   public boolean placementEnabled() { return placementEnabled; }
   public double placementMinWork() { return placementMinWork; }
   public boolean placementConditionalSmj() { return placementConditionalSmj; }

@@ -20,7 +20,6 @@ import io.rowmatch.spark.arrow.ArrowSettings;
 import io.rowmatch.spark.arrow.RowmatchProjectExec;
 import io.rowmatch.spark.arrow.RowmatchToArrowExec;
 import io.rowmatch.spark.config.RowmatchConf;
-import io.rowmatch.spark.scan.RowmatchParquetFileFormat;
 
 /**
  * After Spark inserted its transitions: under every Rowmatch operator, Spark's RowToColumnarExec (which
@@ -37,11 +36,7 @@ public final class InsertArrowTransitions extends Rule<SparkPlan> {
   public SparkPlan apply(SparkPlan plan) {
     RowmatchConf conf = RowmatchConf.current();
     SparkPlan rewritten = rewrite(plan, ArrowSettings.of(conf), conf.enabled());
-    if (!conf.enabled()) {
-      return rewritten;
-    }
-    SparkPlan pruned = DropKeyNotNullFilters.apply(PruneJoinOutputs.apply(rewritten));
-    return conf.scanParquetDecoder() ? RowmatchParquetFileFormat.decodePages(pruned) : pruned;
+    return conf.enabled() ? DropKeyNotNullFilters.apply(PruneJoinOutputs.apply(rewritten)) : rewritten;
   }
 
   @Override
