@@ -21,13 +21,19 @@ object ClusterProcesses {
     started += name -> process
   }
 
-  /** Kills every registered process tree, newest first; returns the names of processes that were alive. */
+  /**
+   * Kills every registered process tree, newest first; returns the names of processes that were alive. Then
+   * every process of the trees as they were before is killed again if still alive: a Worker killed while it is
+   * itself killing an executor leaves that executor to exit a moment later, no longer its descendant.
+   */
   def destroyAll(): Seq[String] = synchronized {
+    val before = liveTree()
     val alive = started.reverseIterator.map { case (name, p) =>
       val wasAlive = p.isAlive
       destroyTree(p.toHandle)
       name -> wasAlive
     }.toList
+    before.foreach(kill)
     started.clear()
     alive.collect { case (name, true) => name }
   }
@@ -35,26 +41,12 @@ object ClusterProcesses {
   /** Descendants (deepest first), then the process itself; waits until each is gone. */
   def destroyTree(root: ProcessHandle): Unit = {
     val descendants = root.descendants().iterator().asScala.toList.reverse
-    (descendants :+ root).foreach { h =>
-      if (h.isAlive) {
-        h.destroyForcibly()
-        try h.onExit().get(30, TimeUnit.SECONDS) catch { case _: Exception => () }
-      }
-    }
+    (descendants :+ root).foreach(kill)
   }
 
-  /**
-   * Of `tree` (a [[liveTree]] taken before [[destroyAll]]), the processes still alive after a last SIGKILL and 10
-   * seconds each. A Worker killed while it is itself killing an executor leaves that executor to exit a moment
-   * later, no longer its descendant: it is given its time (and killed) here, and only a process that outlives
-   * all of this counts as left behind.
-   */
-  def survivors(tree: Seq[ProcessHandle]): Seq[ProcessHandle] = tree.filter { h =>
-    if (h.isAlive) {
-      h.destroyForcibly()
-      try h.onExit().get(10, TimeUnit.SECONDS) catch { case _: Exception => () }
-    }
-    h.isAlive
+  private def kill(h: ProcessHandle): Unit = if (h.isAlive) {
+    h.destroyForcibly()
+    try h.onExit().get(30, TimeUnit.SECONDS) catch { case _: Exception => () }
   }
 
   /** Processes registered and alive, with every live descendant (for "nothing left behind" checks). */

@@ -73,7 +73,7 @@ class StandaloneClusterSuite extends AnyFunSuite with BeforeAndAfterAll {
       try {
         val tree = ClusterProcesses.liveTree() // Master, Workers and their executors
         ClusterProcesses.destroyAll()
-        val survivors = ClusterProcesses.survivors(tree)
+        val survivors = tree.filter(_.isAlive)
         assert(survivors.isEmpty, s"cluster processes survived: ${survivors.map(_.pid()).mkString(", ")}")
       } finally super.afterAll()
     }
