@@ -139,6 +139,23 @@ public final class RowmatchConf implements Serializable {
               + " and about 0.7x with the condition on the columnar kernels")
           .version("0.1.0").booleanConf().createWithDefault(false));
 
+  public static final ConfigEntry<Object> WINDOW_GROUP_LIMIT_ENABLED_ENTRY =
+      setting("spark.rowmatch.windowGroupLimit.enabled", b -> b
+          .doc("run Spark's partial window group limit (the per-task pre-filter of rank() <= k and row_number() <= k"
+              + " before their shuffle) without the sort under it")
+          .version("0.1.0").booleanConf().createWithDefault(true));
+
+  /**
+   * A partial limit keeps per group the rows that can still rank within the limit; past this many bytes it emits
+   * them all and starts again (the final limit after the shuffle still gives the answer): memory stays bounded
+   * whatever the number of groups or ties.
+   */
+  public static final ConfigEntry<Object> WINDOW_GROUP_LIMIT_BUFFER_ENTRY =
+      setting("spark.rowmatch.windowGroupLimit.bufferSize", b -> b
+          .doc("bytes of rows a partial window group limit keeps per task before it emits them and starts again")
+          .version("0.1.0").bytesConf(ByteUnit.BYTE).checkValue(v -> (Long) v >= 0, "must be at least 0")
+          .createWithDefault(16L << 20));
+
   // Test-only settings (internal: hidden from SET -v and from the README's table); see testing.TestFaults.
   // Strings here: TestFaults reads them from the task's local properties and parses them itself.
 
@@ -189,7 +206,7 @@ public final class RowmatchConf implements Serializable {
       DEDUP_ENABLED_ENTRY, JOIN_ENABLED_ENTRY, JOIN_REPLACE_SORT_MERGE_ENTRY, SHUFFLE_ENABLED_ENTRY, BROADCAST_ENABLED_ENTRY,
       BATCH_SIZE_ENTRY, MEMORY_LIMIT_ENTRY, EXPLAIN_FALLBACK_ENTRY, SKIP_PARTIAL_ENABLED_ENTRY,
       SKIP_PARTIAL_MIN_ROWS_ENTRY, SKIP_PARTIAL_RATIO_ENTRY, PLACEMENT_ENABLED_ENTRY, PLACEMENT_MIN_WORK_ENTRY,
-      PLACEMENT_CONDITIONAL_SMJ_ENTRY);
+      PLACEMENT_CONDITIONAL_SMJ_ENTRY, WINDOW_GROUP_LIMIT_ENABLED_ENTRY, WINDOW_GROUP_LIMIT_BUFFER_ENTRY);
 
   // The keys, for messages and tests.
   public static final String ENABLED = ENABLED_ENTRY.key();
@@ -208,6 +225,8 @@ public final class RowmatchConf implements Serializable {
   public static final String PLACEMENT_ENABLED = PLACEMENT_ENABLED_ENTRY.key();
   public static final String PLACEMENT_MIN_WORK = PLACEMENT_MIN_WORK_ENTRY.key();
   public static final String PLACEMENT_CONDITIONAL_SMJ = PLACEMENT_CONDITIONAL_SMJ_ENTRY.key();
+  public static final String WINDOW_GROUP_LIMIT_ENABLED = WINDOW_GROUP_LIMIT_ENABLED_ENTRY.key();
+  public static final String WINDOW_GROUP_LIMIT_BUFFER = WINDOW_GROUP_LIMIT_BUFFER_ENTRY.key();
 
   private final boolean enabled;
   private final boolean aggregateEnabled;
@@ -225,6 +244,8 @@ public final class RowmatchConf implements Serializable {
   private final boolean placementEnabled;
   private final double placementMinWork;
   private final boolean placementConditionalSmj;
+  private final boolean windowGroupLimitEnabled;
+  private final long windowGroupLimitBufferBytes;
   private final String sessionTimeZone;
 
   private RowmatchConf(SQLConf conf) {
@@ -244,6 +265,8 @@ public final class RowmatchConf implements Serializable {
     this.placementEnabled = (Boolean) read(conf, PLACEMENT_ENABLED_ENTRY);
     this.placementMinWork = (Double) read(conf, PLACEMENT_MIN_WORK_ENTRY);
     this.placementConditionalSmj = (Boolean) read(conf, PLACEMENT_CONDITIONAL_SMJ_ENTRY);
+    this.windowGroupLimitEnabled = (Boolean) read(conf, WINDOW_GROUP_LIMIT_ENABLED_ENTRY);
+    this.windowGroupLimitBufferBytes = (Long) read(conf, WINDOW_GROUP_LIMIT_BUFFER_ENTRY);
     this.sessionTimeZone = conf.sessionLocalTimeZone();
   }
 
@@ -289,4 +312,6 @@ public final class RowmatchConf implements Serializable {
   public boolean placementEnabled() { return placementEnabled; }
   public double placementMinWork() { return placementMinWork; }
   public boolean placementConditionalSmj() { return placementConditionalSmj; }
+  public boolean windowGroupLimitEnabled() { return windowGroupLimitEnabled; }
+  public long windowGroupLimitBufferBytes() { return windowGroupLimitBufferBytes; }
 }

@@ -31,6 +31,7 @@ import io.rowmatch.spark.config.RowmatchConf;
 import io.rowmatch.spark.join.JoinPlanner;
 import io.rowmatch.spark.join.RowmatchHashJoinExec;
 import io.rowmatch.spark.shuffle.ShufflePlanner;
+import io.rowmatch.spark.window.WindowGroupLimitPlanner;
 
 /**
  * Replaces supported Spark operators by Rowmatch ones and tags the others with the reason they stay.
@@ -295,6 +296,10 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
       return join;
     }
     SparkPlan aggregate = AggregatePlanner.replace(plan, orderNeeded, conf);
-    return aggregate != null ? aggregate : plan;
+    if (aggregate != null) {
+      return aggregate;
+    }
+    SparkPlan groupLimit = WindowGroupLimitPlanner.replace(plan, orderNeeded, conf);
+    return groupLimit != null ? groupLimit : plan;
   }
 }
