@@ -154,7 +154,7 @@ public final class RowmatchConf implements Serializable {
       setting("spark.rowmatch.windowGroupLimit.bufferSize", b -> b
           .doc("bytes of rows a partial window group limit keeps per task before it emits them and starts again")
           .version("0.1.0").bytesConf(ByteUnit.BYTE).checkValue(v -> (Long) v >= 0, "must be at least 0")
-          .createWithDefault(16L << 20));
+          .createWithDefaultString("16m"));
 
   // Test-only settings (internal: hidden from SET -v and from the README's table); see testing.TestFaults.
   // Strings here: TestFaults reads them from the task's local properties and parses them itself.
