@@ -1,7 +1,8 @@
 package io.rowmatch.suites
 
-import org.apache.spark.sql.{DataFrameAggregateSuite, DataFrameJoinSuite, DataFrameSetOperationsSuite, JoinSuite,
-  SQLQueryTestSuite, SubquerySuite}
+import org.apache.spark.sql.{DataFrameAggregateSuite, DataFrameJoinSuite, DataFrameSetOperationsSuite,
+  DataFrameWindowFunctionsSuite, JoinSuite, SQLQueryTestSuite, SubquerySuite}
+import org.apache.spark.sql.execution.SQLWindowFunctionSuite
 import org.apache.spark.sql.execution.joins.{ExistenceJoinSuite, InnerJoinSuite, OuterJoinSuite}
 
 // Spark's suites, run with the Rowmatch plugin on. Each subclass only adds RowmatchSuiteChecks (exclusions,
@@ -22,6 +23,15 @@ class RowmatchDataFrameAggregateSuite extends DataFrameAggregateSuite with Rowma
 
 class RowmatchDataFrameSetOperationsSuite extends DataFrameSetOperationsSuite with RowmatchSuiteChecks {
   override protected def minRowmatchPlans: Long = 170
+}
+
+class RowmatchDataFrameWindowFunctionsSuite extends DataFrameWindowFunctionsSuite with RowmatchSuiteChecks {
+  // 134 of 1287 (130 with a RowmatchWindowGroupLimit) when its partial window group limits became Rowmatch's
+  override protected def minRowmatchPlans: Long = 65
+}
+
+class RowmatchSQLWindowFunctionSuite extends SQLWindowFunctionSuite with RowmatchSuiteChecks {
+  override protected def minRowmatchPlans: Long = 12
 }
 
 class RowmatchSubquerySuite extends SubquerySuite with RowmatchSuiteChecks {
