@@ -85,13 +85,24 @@ class SparkBatchFilterTest extends AllocatorTest {
    */
   private ColumnarExpressions assertFiltered(StructType schema, WritableColumnVector[] vectors, int batches,
       java.util.function.IntUnaryOperator fill, Function<Function<Integer, Expression>, Expression> condition) {
+    return assertFilteredBy(schema, vectors, batches, fill, List.of(condition));
+  }
+
+  /** As {@link #assertFiltered}, the filter's conjuncts given one by one (as RowmatchFilter hands them over). */
+  private ColumnarExpressions assertFilteredBy(StructType schema, WritableColumnVector[] vectors, int batches,
+      java.util.function.IntUnaryOperator fill, List<Function<Function<Integer, Expression>, Expression>> steps) {
     List<Attribute> input = new ArrayList<>();
     for (StructField f : schema.fields()) {
       input.add(new AttributeReference(f.name(), f.dataType(), true, Metadata.empty(), NamedExpression.newExprId(),
           CollectionConverters.asScala(List.<String>of()).toSeq()));
     }
-    Expression ours = condition.apply(input::get);
-    Expression bound = condition.apply(c -> new BoundReference(c, schema.fields()[c].dataType(), true));
+    List<Expression> ours = new ArrayList<>();
+    Expression bound = null;
+    for (var step : steps) {
+      ours.add(step.apply(input::get));
+      Expression b = step.apply(c -> new BoundReference(c, schema.fields()[c].dataType(), true));
+      bound = bound == null ? b : new And(bound, b);
+    }
     org.apache.spark.sql.catalyst.expressions.InterpretedPredicate spark = Predicate.createInterpreted(bound);
     ColumnarBatch batch = new ColumnarBatch(vectors);
     List<String> expected = new ArrayList<>();
@@ -107,7 +118,7 @@ class SparkBatchFilterTest extends AllocatorTest {
     }
     java.util.Iterator<ColumnarBatch> in = SparkBatches.reused(batch, batches, fill, false);
     ColumnarExpressions conjuncts = ColumnarExpressions.compile(
-        scala.jdk.javaapi.CollectionConverters.asScala(List.of(ours)).toSeq(),
+        scala.jdk.javaapi.CollectionConverters.asScala(ours).toSeq(),
         CollectionConverters.asScala(input).toSeq());
     List<String> actual = new ArrayList<>();
     try (ColumnarFilter filter = ColumnarFilter.overSpark(in, conjuncts, schema, allocator)) {
@@ -119,7 +130,7 @@ class SparkBatchFilterTest extends AllocatorTest {
         }
       }
     }
-    assertEquals(expected, actual, ours.sql());
+    assertEquals(expected, actual, ours.stream().map(Expression::sql).toList().toString());
     return conjuncts;
   }
 
@@ -381,6 +392,50 @@ class SparkBatchFilterTest extends AllocatorTest {
             for (WritableColumnVector v : vectors) {
               v.close();
             }
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Dictionary conjuncts after a row-by-row one that keeps one row in nine, none or all (Spark evaluates the later
+   * ones only where it held; deciding them per entry must keep exactly its rows), over columns with nulls, at batch
+   * sizes around a word's 64 rows.
+   */
+  @Test
+  void laterConjunctsDecidedOnlyWhereTheEarlierOnesHeld() {
+    StructType schema = new StructType().add("i", DataTypes.IntegerType)
+        .add("dec", DataTypes.createDecimalType(15, 2)).add("d", DataTypes.DoubleType)
+        .add("s", DataTypes.StringType).add("plain", DataTypes.LongType);
+    SparkBatches.ParquetChunk[] chunks = {chunk(0), chunk(0), chunk(11)};
+    List<Function<Function<Integer, Expression>, Expression>> later = List.of(
+        c -> new GreaterThanOrEqual(c.apply(1), lit(Decimal.apply(100L, 15, 2), DataTypes.createDecimalType(15, 2))),
+        c -> new org.apache.spark.sql.catalyst.expressions.Not(new EqualTo(c.apply(2),
+            lit(0.0, DataTypes.DoubleType))),
+        c -> new org.apache.spark.sql.catalyst.expressions.Not(new org.apache.spark.sql.catalyst.expressions.StartsWith(
+            c.apply(3), lit(UTF8String.fromString("a value"), DataTypes.StringType))));
+    List<Function<Function<Integer, Expression>, Expression>> first = List.of(
+        c -> new EqualTo(new org.apache.spark.sql.catalyst.expressions.Remainder(c.apply(4),
+            lit(9L, DataTypes.LongType)), lit(0L, DataTypes.LongType)),
+        c -> new LessThan(c.apply(4), lit(Long.MIN_VALUE, DataTypes.LongType)),
+        c -> new GreaterThan(c.apply(4), lit(Long.MIN_VALUE, DataTypes.LongType)),
+        c -> new LessThan(c.apply(0), lit(-3000, DataTypes.IntegerType)));
+    for (int n : new int[] {1, 63, 64, 65, 130}) {
+      for (var selective : first) {
+        List<Function<Function<Integer, Expression>, Expression>> steps = new ArrayList<>();
+        steps.add(selective);
+        steps.addAll(later);
+        WritableColumnVector[] vectors = SparkBatches.allocate(schema, n, false);
+        try {
+          java.util.function.IntUnaryOperator fill = k -> fillChunk(vectors, chunks[k], k, n, false);
+          ColumnarExpressions used = assertFilteredBy(schema, vectors, chunks.length, fill, steps);
+          // (no row passes the second first conjunct: the later ones are not evaluated at all, as in Spark)
+          boolean laterRan = selective != first.get(1) && n >= 64;
+          assertTrue(!laterRan || used.rowsDecidedByDictionary() > 0, "the later conjuncts were decided per entry");
+        } finally {
+          for (WritableColumnVector v : vectors) {
+            v.close();
           }
         }
       }
