@@ -256,18 +256,13 @@ class SparkBatchFilterTest extends AllocatorTest {
         rows.add(RandomSparkRows.rows(schema, sizes[k], 31L * k + (offHeap ? 7 : 0), false));
       }
       for (var condition : conditions()) {
-        WritableColumnVector[] vectors = SparkBatches.allocate(schema, size, offHeap);
         RowToColumnConverter converter = new RowToColumnConverter(schema);
-        try {
+        withVectors(schema, size, offHeap, vectors -> {
           assertFiltered(schema, vectors, sizes.length, k -> SparkBatches.fill(vectors, converter, rows.get(k)),
               condition);
           assertProjectedAfterFilter(schema, vectors, sizes.length,
               k -> SparkBatches.fill(vectors, converter, rows.get(k)), condition);
-        } finally {
-          for (WritableColumnVector v : vectors) {
-            v.close();
-          }
-        }
+        });
       }
     }
   }
@@ -278,6 +273,24 @@ class SparkBatchFilterTest extends AllocatorTest {
         "a value longer than eight bytes " + salt, "MAIL"};
     return new SparkBatches.ParquetChunk(7).ints(id -> id * 1000 - 3500 + salt).longs(id -> id * 700L - 2400 + salt)
         .doubles(id -> id == 0 ? -0.0 : id == 1 ? Double.NaN : id - 3.5 + salt).strings(id -> words[id]);
+  }
+
+  /** The columns fillChunk fills: four dictionary-encoded (int, decimal(15, 2), double, string), one plain long. */
+  private static final StructType CHUNKED = new StructType().add("i", DataTypes.IntegerType)
+      .add("dec", DataTypes.createDecimalType(15, 2)).add("d", DataTypes.DoubleType)
+      .add("s", DataTypes.StringType).add("plain", DataTypes.LongType);
+
+  /** Spark vectors of the schema, n rows, handed to body and closed after it. */
+  private static void withVectors(StructType schema, int n, boolean offHeap,
+      java.util.function.Consumer<WritableColumnVector[]> body) {
+    WritableColumnVector[] vectors = SparkBatches.allocate(schema, n, offHeap);
+    try {
+      body.accept(vectors);
+    } finally {
+      for (WritableColumnVector v : vectors) {
+        v.close();
+      }
+    }
   }
 
   /**
@@ -307,9 +320,7 @@ class SparkBatchFilterTest extends AllocatorTest {
   void dictionaryEncodedColumnsAcrossChunks() {
     // TPC-H's shape: dictionary-encoded int, decimal(15, 2) (unscaled longs), double and strings; chunk A for
     // batches 0 and 1 (a new wrapper each), chunk B for batch 2; nulls over out-of-range ids.
-    StructType schema = new StructType().add("i", DataTypes.IntegerType)
-        .add("dec", DataTypes.createDecimalType(15, 2)).add("d", DataTypes.DoubleType)
-        .add("s", DataTypes.StringType).add("plain", DataTypes.LongType);
+    StructType schema = CHUNKED;
     SparkBatches.ParquetChunk[] chunks = {chunk(0), chunk(0), chunk(11)};
     List<Function<Function<Integer, Expression>, Expression>> conditions = List.of(
         c -> new In(c.apply(3), CollectionConverters.asScala(List.<Expression>of(
@@ -324,16 +335,11 @@ class SparkBatchFilterTest extends AllocatorTest {
     for (boolean offHeap : new boolean[] {false, true}) {
       for (var condition : conditions) {
         int n = 130;
-        WritableColumnVector[] vectors = SparkBatches.allocate(schema, n, offHeap);
-        try {
+        withVectors(schema, n, offHeap, vectors -> {
           java.util.function.IntUnaryOperator fill = k -> fillChunk(vectors, chunks[k], k, n, true);
           assertFiltered(schema, vectors, chunks.length, fill, condition);
           assertProjectedAfterFilter(schema, vectors, chunks.length, fill, condition);
-        } finally {
-          for (WritableColumnVector v : vectors) {
-            v.close();
-          }
-        }
+        });
       }
     }
   }
@@ -345,9 +351,7 @@ class SparkBatchFilterTest extends AllocatorTest {
    */
   @Test
   void conjunctsDecidedPerDictionaryEntry() {
-    StructType schema = new StructType().add("i", DataTypes.IntegerType)
-        .add("dec", DataTypes.createDecimalType(15, 2)).add("d", DataTypes.DoubleType)
-        .add("s", DataTypes.StringType).add("plain", DataTypes.LongType);
+    StructType schema = CHUNKED;
     SparkBatches.ParquetChunk[] chunks = {chunk(0), chunk(0), chunk(11)};
     Expression nullInt = lit(null, DataTypes.IntegerType);
     List<Function<Function<Integer, Expression>, Expression>> perEntry = List.of(
@@ -381,18 +385,13 @@ class SparkBatchFilterTest extends AllocatorTest {
     for (boolean offHeap : new boolean[] {false, true}) {
       for (int list = 0; list < 2; list++) {
         for (var condition : list == 0 ? perEntry : rowByRow) {
-          WritableColumnVector[] vectors = SparkBatches.allocate(schema, n, offHeap);
-          try {
+          // Off-heap vectors are read through their getters; on-heap ones by their arrays and dictionary ids.
+          long expected = list == 0 && !offHeap ? (long) n * chunks.length : 0;
+          withVectors(schema, n, offHeap, vectors -> {
             java.util.function.IntUnaryOperator fill = k -> fillChunk(vectors, chunks[k], k, n, false);
             ColumnarExpressions used = assertFiltered(schema, vectors, chunks.length, fill, condition);
-            // Off-heap vectors are read through their getters; on-heap ones by their arrays and dictionary ids.
-            long expected = list == 0 && !offHeap ? (long) n * chunks.length : 0;
             assertEquals(expected, used.rowsDecidedByDictionary(), "rows decided by dictionary entry");
-          } finally {
-            for (WritableColumnVector v : vectors) {
-              v.close();
-            }
-          }
+          });
         }
       }
     }
@@ -404,10 +403,8 @@ class SparkBatchFilterTest extends AllocatorTest {
    * sizes around a word's 64 rows.
    */
   @Test
-  void laterConjunctsDecidedOnlyWhereTheEarlierOnesHeld() {
-    StructType schema = new StructType().add("i", DataTypes.IntegerType)
-        .add("dec", DataTypes.createDecimalType(15, 2)).add("d", DataTypes.DoubleType)
-        .add("s", DataTypes.StringType).add("plain", DataTypes.LongType);
+  void dictionaryConjunctsAfterASelectiveOne() {
+    StructType schema = CHUNKED;
     SparkBatches.ParquetChunk[] chunks = {chunk(0), chunk(0), chunk(11)};
     List<Function<Function<Integer, Expression>, Expression>> later = List.of(
         c -> new GreaterThanOrEqual(c.apply(1), lit(Decimal.apply(100L, 15, 2), DataTypes.createDecimalType(15, 2))),
@@ -426,18 +423,13 @@ class SparkBatchFilterTest extends AllocatorTest {
         List<Function<Function<Integer, Expression>, Expression>> steps = new ArrayList<>();
         steps.add(selective);
         steps.addAll(later);
-        WritableColumnVector[] vectors = SparkBatches.allocate(schema, n, false);
-        try {
+        // (no row passes the second first conjunct: the later ones are not evaluated at all, as in Spark)
+        boolean laterRan = selective != first.get(1) && n >= 64;
+        withVectors(schema, n, false, vectors -> {
           java.util.function.IntUnaryOperator fill = k -> fillChunk(vectors, chunks[k], k, n, false);
           ColumnarExpressions used = assertFilteredBy(schema, vectors, chunks.length, fill, steps);
-          // (no row passes the second first conjunct: the later ones are not evaluated at all, as in Spark)
-          boolean laterRan = selective != first.get(1) && n >= 64;
           assertTrue(!laterRan || used.rowsDecidedByDictionary() > 0, "the later conjuncts were decided per entry");
-        } finally {
-          for (WritableColumnVector v : vectors) {
-            v.close();
-          }
-        }
+        });
       }
     }
   }
