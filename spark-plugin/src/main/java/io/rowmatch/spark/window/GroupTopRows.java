@@ -169,7 +169,8 @@ public final class GroupTopRows<R, K> implements Iterator<R> {
       }
     }
     int at = upperBound(g, row);
-    boolean newValue = at == 0 || order.compare((R) g.rows[at - 1], row) != 0;
+    // Only dense_rank counts distinct values: the other kinds need no comparison with the row's predecessor.
+    boolean newValue = kind == Kind.DENSE_RANK && (at == 0 || order.compare((R) g.rows[at - 1], row) != 0);
     insert(g, at, rows.copy(row));
     switch (kind) {
       case ROW_NUMBER -> truncate(g, limit);
