@@ -26,12 +26,13 @@ class RowmatchDataFrameSetOperationsSuite extends DataFrameSetOperationsSuite wi
 }
 
 class RowmatchDataFrameWindowFunctionsSuite extends DataFrameWindowFunctionsSuite with RowmatchSuiteChecks {
-  // 134 of 1287 (130 with a RowmatchWindowGroupLimit) when its partial window group limits became Rowmatch's
-  override protected def minRowmatchPlans: Long = 65
+  // 332 of 1287 (204 with a RowmatchWindowSort, 130 with a RowmatchWindowGroupLimit) when windows' sorts became Rowmatch's
+  override protected def minRowmatchPlans: Long = 165
 }
 
 class RowmatchSQLWindowFunctionSuite extends SQLWindowFunctionSuite with RowmatchSuiteChecks {
-  override protected def minRowmatchPlans: Long = 12
+  // 48 of 162 (24 with a RowmatchWindowSort)
+  override protected def minRowmatchPlans: Long = 24
 }
 
 class RowmatchSubquerySuite extends SubquerySuite with RowmatchSuiteChecks {
@@ -64,7 +65,7 @@ class RowmatchSQLQueryTestSuite extends SQLQueryTestSuite with RowmatchSuiteChec
 
 object RowmatchSQLQueryTestSuite {
   val Topics: Seq[String] =
-    Seq("join", "group-by", "aggregate", "distinct", "except", "intersect", "having", "union", "pivot", "count")
+    Seq("join", "group-by", "aggregate", "distinct", "except", "intersect", "having", "union", "pivot", "count", "window")
 
   def selected(testCaseName: String): Boolean = {
     val n = testCaseName.toLowerCase(java.util.Locale.ROOT)

@@ -156,6 +156,20 @@ public final class RowmatchConf implements Serializable {
           .version("0.1.0").bytesConf(ByteUnit.BYTE).checkValue(v -> (Long) v >= 0, "must be at least 0")
           .createWithDefaultString("16m"));
 
+  public static final ConfigEntry<Object> WINDOW_SORT_ENABLED_ENTRY =
+      setting("spark.rowmatch.windowSort.enabled", b -> b
+          .doc("under a window with PARTITION BY keys (and a final window group limit), group the rows by a hash map"
+              + " of their keys and sort each group alone, instead of Spark's sort of the whole task's rows")
+          .version("0.1.0").booleanConf().createWithDefault(true));
+
+  /** Past this, a task's rows go through Spark's own sorter for the window (it spills); below, they are held. */
+  public static final ConfigEntry<Object> WINDOW_SORT_BUFFER_ENTRY =
+      setting("spark.rowmatch.windowSort.bufferSize", b -> b
+          .doc("bytes of rows a window's group-wise sort holds per task; past them the rows go through Spark's sorter"
+              + " (which spills)")
+          .version("0.1.0").bytesConf(ByteUnit.BYTE).checkValue(v -> (Long) v >= 0, "must be at least 0")
+          .createWithDefaultString("64m"));
+
   // Test-only settings (internal: hidden from SET -v and from the README's table); see testing.TestFaults.
   // Strings here: TestFaults reads them from the task's local properties and parses them itself.
 
@@ -206,7 +220,8 @@ public final class RowmatchConf implements Serializable {
       DEDUP_ENABLED_ENTRY, JOIN_ENABLED_ENTRY, JOIN_REPLACE_SORT_MERGE_ENTRY, SHUFFLE_ENABLED_ENTRY, BROADCAST_ENABLED_ENTRY,
       BATCH_SIZE_ENTRY, MEMORY_LIMIT_ENTRY, EXPLAIN_FALLBACK_ENTRY, SKIP_PARTIAL_ENABLED_ENTRY,
       SKIP_PARTIAL_MIN_ROWS_ENTRY, SKIP_PARTIAL_RATIO_ENTRY, PLACEMENT_ENABLED_ENTRY, PLACEMENT_MIN_WORK_ENTRY,
-      PLACEMENT_CONDITIONAL_SMJ_ENTRY, WINDOW_GROUP_LIMIT_ENABLED_ENTRY, WINDOW_GROUP_LIMIT_BUFFER_ENTRY);
+      PLACEMENT_CONDITIONAL_SMJ_ENTRY, WINDOW_GROUP_LIMIT_ENABLED_ENTRY, WINDOW_GROUP_LIMIT_BUFFER_ENTRY,
+      WINDOW_SORT_ENABLED_ENTRY, WINDOW_SORT_BUFFER_ENTRY);
 
   // The keys, for messages and tests.
   public static final String ENABLED = ENABLED_ENTRY.key();
@@ -227,6 +242,8 @@ public final class RowmatchConf implements Serializable {
   public static final String PLACEMENT_CONDITIONAL_SMJ = PLACEMENT_CONDITIONAL_SMJ_ENTRY.key();
   public static final String WINDOW_GROUP_LIMIT_ENABLED = WINDOW_GROUP_LIMIT_ENABLED_ENTRY.key();
   public static final String WINDOW_GROUP_LIMIT_BUFFER = WINDOW_GROUP_LIMIT_BUFFER_ENTRY.key();
+  public static final String WINDOW_SORT_ENABLED = WINDOW_SORT_ENABLED_ENTRY.key();
+  public static final String WINDOW_SORT_BUFFER = WINDOW_SORT_BUFFER_ENTRY.key();
 
   private final boolean enabled;
   private final boolean aggregateEnabled;
@@ -246,6 +263,8 @@ public final class RowmatchConf implements Serializable {
   private final boolean placementConditionalSmj;
   private final boolean windowGroupLimitEnabled;
   private final long windowGroupLimitBufferBytes;
+  private final boolean windowSortEnabled;
+  private final long windowSortBufferBytes;
   private final String sessionTimeZone;
 
   private RowmatchConf(SQLConf conf) {
@@ -267,6 +286,8 @@ public final class RowmatchConf implements Serializable {
     this.placementConditionalSmj = (Boolean) read(conf, PLACEMENT_CONDITIONAL_SMJ_ENTRY);
     this.windowGroupLimitEnabled = (Boolean) read(conf, WINDOW_GROUP_LIMIT_ENABLED_ENTRY);
     this.windowGroupLimitBufferBytes = (Long) read(conf, WINDOW_GROUP_LIMIT_BUFFER_ENTRY);
+    this.windowSortEnabled = (Boolean) read(conf, WINDOW_SORT_ENABLED_ENTRY);
+    this.windowSortBufferBytes = (Long) read(conf, WINDOW_SORT_BUFFER_ENTRY);
     this.sessionTimeZone = conf.sessionLocalTimeZone();
   }
 
@@ -314,4 +335,6 @@ public final class RowmatchConf implements Serializable {
   public boolean placementConditionalSmj() { return placementConditionalSmj; }
   public boolean windowGroupLimitEnabled() { return windowGroupLimitEnabled; }
   public long windowGroupLimitBufferBytes() { return windowGroupLimitBufferBytes; }
+  public boolean windowSortEnabled() { return windowSortEnabled; }
+  public long windowSortBufferBytes() { return windowSortBufferBytes; }
 }

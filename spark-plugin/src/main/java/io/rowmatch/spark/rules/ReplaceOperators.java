@@ -31,7 +31,8 @@ import io.rowmatch.spark.config.RowmatchConf;
 import io.rowmatch.spark.join.JoinPlanner;
 import io.rowmatch.spark.join.RowmatchHashJoinExec;
 import io.rowmatch.spark.shuffle.ShufflePlanner;
-import io.rowmatch.spark.window.WindowGroupLimitPlanner;
+import io.rowmatch.spark.window.RowmatchWindowSortExec;
+import io.rowmatch.spark.window.WindowPlanner;
 
 /**
  * Replaces supported Spark operators by Rowmatch ones and tags the others with the reason they stay.
@@ -87,8 +88,9 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
       if (child != original) {
         PlacementPolicy.markReplaced(child, original, pass);
       }
-      boolean childOrderNeeded = !node.requiredChildOrdering().apply(i).isEmpty()
-          || (orderNeeded && !(node instanceof Exchange) && !(node instanceof SortExec));
+      // A sort (Spark's, or the group-wise one under a window) makes the order its parent reads: none is needed below.
+      boolean reorders = node instanceof Exchange || node instanceof SortExec || node instanceof RowmatchWindowSortExec;
+      boolean childOrderNeeded = !node.requiredChildOrdering().apply(i).isEmpty() || (orderNeeded && !reorders);
       SparkPlan rewritten = rewrite(child, childOrderNeeded, conf, pass);
       changed |= rewritten != original;
       newChildren.add(rewritten);
@@ -299,7 +301,7 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     if (aggregate != null) {
       return aggregate;
     }
-    SparkPlan groupLimit = WindowGroupLimitPlanner.replace(plan, orderNeeded, conf);
-    return groupLimit != null ? groupLimit : plan;
+    SparkPlan window = WindowPlanner.replace(plan, orderNeeded, conf);
+    return window != null ? window : plan;
   }
 }

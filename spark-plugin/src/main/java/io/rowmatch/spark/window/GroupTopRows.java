@@ -26,26 +26,12 @@ import java.util.NoSuchElementException;
  * That is what bounds memory: when the kept rows exceed {@code bufferBytes}, all of them are emitted and the groups
  * start again empty (more rows reach the final side; none are lost).
  *
- * @param <R> a row; {@link Rows#copy} makes the copy kept (input rows may be reused by their producer)
- * @param <K> a group's key; {@link Rows#key} may reuse its result, {@link Rows#copyKey} makes the map's copy
+ * @param <R> a row; {@link GroupRows#copy} makes the copy kept (input rows may be reused by their producer)
+ * @param <K> a group's key; {@link GroupRows#key} may reuse its result, {@link GroupRows#copyKey} makes the map's copy
  */
 public final class GroupTopRows<R, K> implements Iterator<R> {
   /** The ranking function of the limit. */
   public enum Kind { ROW_NUMBER, RANK, DENSE_RANK }
-
-  /** How rows and keys are read, copied and sized. */
-  public interface Rows<R, K> {
-    K key(R row);
-
-    K copyKey(K key);
-
-    R copy(R row);
-
-    /** Bytes a kept copy holds (with its share of the group's arrays). */
-    long bytes(R row);
-
-    long keyBytes(K key);
-  }
 
   /** One group's kept rows, in order; ties in arrival order. */
   private static final class Group {
@@ -56,7 +42,7 @@ public final class GroupTopRows<R, K> implements Iterator<R> {
   }
 
   private final Iterator<? extends R> input;
-  private final Rows<R, K> rows;
+  private final GroupRows<R, K> rows;
   private final Comparator<? super R> order;
   private final Kind kind;
   private final int limit;
@@ -71,7 +57,7 @@ public final class GroupTopRows<R, K> implements Iterator<R> {
   private Group current;
   private int position;
 
-  public GroupTopRows(Iterator<? extends R> input, Rows<R, K> rows, Comparator<? super R> order, Kind kind, int limit,
+  public GroupTopRows(Iterator<? extends R> input, GroupRows<R, K> rows, Comparator<? super R> order, Kind kind, int limit,
       long bufferBytes) {
     if (limit < 1) {
       throw new IllegalArgumentException("a window group limit must be at least 1, got " + limit);

@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, DenseRank, Expression, Rank, RowNumber, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, DenseRank, Expression, Rank, RowNumber, SortOrder, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -78,21 +78,4 @@ object RowmatchWindowGroupLimitExec {
     case _: DenseRank => Some(GroupTopRows.Kind.DENSE_RANK)
     case _ => None
   }
-}
-
-/** Spark rows for GroupTopRows: keys by Spark's own projection (binary equal, as its partial limit groups them). */
-private final class SparkRows(keys: Seq[Expression], input: Seq[Attribute])
-    extends GroupTopRows.Rows[InternalRow, UnsafeRow] {
-  private val keyOf = UnsafeProjection.create(keys, input)
-  private lazy val toUnsafe = UnsafeProjection.create(input, input)
-
-  override def key(row: InternalRow): UnsafeRow = keyOf(row)
-  override def copyKey(key: UnsafeRow): UnsafeRow = key.copy()
-  override def copy(row: InternalRow): InternalRow = row match {
-    case u: UnsafeRow => u.copy()
-    case other => toUnsafe(other).copy()
-  }
-  // An UnsafeRow copy: its bytes plus the object and its byte array's headers and a slot in the group's array.
-  override def bytes(row: InternalRow): Long = row.asInstanceOf[UnsafeRow].getSizeInBytes + 64L
-  override def keyBytes(key: UnsafeRow): Long = key.getSizeInBytes + 64L + 48L
 }

@@ -29,7 +29,7 @@ class GroupTopRowsTest {
   private static final Comparator<Row> ORDER =
       Comparator.comparing(Row::value, Comparator.nullsFirst(Comparator.<Integer>naturalOrder()));
 
-  private static final GroupTopRows.Rows<Row, Integer> ROWS = new GroupTopRows.Rows<>() {
+  private static final GroupRows<Row, Integer> ROWS = new GroupRows<>() {
     @Override public Integer key(Row row) { return row.group(); }
     @Override public Integer copyKey(Integer key) { return key; }
     @Override public Row copy(Row row) { return row; }
