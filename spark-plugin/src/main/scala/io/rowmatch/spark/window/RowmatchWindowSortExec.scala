@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, SortOrd
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.execution.{SortExec, SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.{LocalTableScanExec, SortExec, SparkPlan, UnaryExecNode}
 
 /**
  * The local sort under a Window (or a final window group limit) replaced by what they read of it: each partition-key
@@ -39,8 +39,9 @@ case class RowmatchWindowSortExec(partitionSpec: Seq[Expression], withinGroup: S
   override protected def doExecute(): RDD[InternalRow] = {
     val (keys, input, cap) = (partitionSpec, child.output, bufferBytes)
     val order = withinGroup
-    // Spark's sort over the same child, for a task whose rows exceed the buffer (built where it runs).
-    val spillSort = SortExec(sortOrder, global = false, child)
+    // Spark's sort of the same rows, for a task whose rows exceed the buffer. Its sorter reads only the sort orders and
+    // the row schema, so it stands over an empty leaf of the child's output: the task does not carry the child's plan.
+    val spillSort = SortExec(sortOrder, global = false, LocalTableScanExec(child.output, Nil, None))
     val groups = longMetric("numGroups")
     val spillSorts = longMetric("numSpillSorts")
     val spillSize = longMetric("spillSize")
