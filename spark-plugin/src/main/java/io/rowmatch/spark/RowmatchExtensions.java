@@ -32,7 +32,7 @@ public final class RowmatchExtensions extends AbstractFunction1<SparkSessionExte
   private static final class Rules {
     static void inject(SparkSessionExtensions extensions) {
       extensions.injectColumnar(session -> new RowmatchColumnarRule());
-      extensions.injectQueryStagePrepRule(session -> new ReplaceOperators());
+      extensions.injectQueryStagePrepRule(session -> new ReplaceOperators(false));
     }
   }
 }

@@ -162,7 +162,7 @@ class ArrowBroadcastSuite extends JoinQueryTest {
       assert(build.isInstanceOf[RowmatchBroadcastExchangeExec], df.queryExecution.executedPlan.treeString)
       val vanillaJoin = BroadcastHashJoinExec(join.leftKeys, join.rightKeys, join.joinType, join.buildSide,
         join.condition, join.left, join.right)
-      val replanned = withConf("spark.rowmatch.join.enabled" -> "false")(new ReplaceOperators().apply(vanillaJoin))
+      val replanned = withConf("spark.rowmatch.join.enabled" -> "false")(new ReplaceOperators(true).apply(vanillaJoin))
       val vanillaBuild = replanned.children(if (join.spec.buildLeft) 0 else 1)
       assert(vanillaBuild.isInstanceOf[BroadcastExchangeExec], replanned.treeString)
       assert(vanillaBuild.output.map(_.exprId) == build.output.map(_.exprId))

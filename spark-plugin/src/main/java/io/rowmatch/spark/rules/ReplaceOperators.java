@@ -50,6 +50,16 @@ import io.rowmatch.spark.window.WindowPlanner;
  */
 public final class ReplaceOperators extends Rule<SparkPlan> {
   private static final AtomicLong PASSES = new AtomicLong();
+  /**
+   * Whether this instance runs last on a stage's plan (as the ColumnarRule's pre-transition rule, after AQE's
+   * stage optimizations), where replacements that leave a parent's ordering requirement unmet may run: AQE
+   * re-validates a stage after coalescing its shuffle reads and keeps the uncoalesced plan if a requirement is unmet.
+   */
+  private final boolean lastOnStage;
+
+  public ReplaceOperators(boolean lastOnStage) {
+    this.lastOnStage = lastOnStage;
+  }
 
   @Override
   public SparkPlan apply(SparkPlan plan) {
@@ -301,7 +311,7 @@ public final class ReplaceOperators extends Rule<SparkPlan> {
     if (aggregate != null) {
       return aggregate;
     }
-    SparkPlan window = WindowPlanner.replace(plan, orderNeeded, conf);
+    SparkPlan window = WindowPlanner.replace(plan, orderNeeded, conf, lastOnStage);
     return window != null ? window : plan;
   }
 }

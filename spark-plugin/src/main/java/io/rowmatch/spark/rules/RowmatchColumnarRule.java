@@ -6,7 +6,7 @@ import org.apache.spark.sql.execution.SparkPlan;
 
 /** Replace operators before Spark inserts its row/columnar transitions; fix the transitions after. */
 public final class RowmatchColumnarRule extends ColumnarRule {
-  private final ReplaceOperators replace = new ReplaceOperators();
+  private final ReplaceOperators replace = new ReplaceOperators(true);
   private final InsertArrowTransitions transitions = new InsertArrowTransitions();
 
   @Override

@@ -29,11 +29,18 @@ import io.rowmatch.spark.rules.FallbackReasons;
 public final class WindowPlanner {
   private WindowPlanner() {}
 
-  /** The replacement, or null (with the reason recorded where one applies). */
-  public static SparkPlan replace(SparkPlan plan, boolean orderNeeded, RowmatchConf conf) {
+  /**
+   * The replacement, or null (with the reason recorded where one applies). {@code windowSorts}: whether the window
+   * sorts may be replaced in this pass (only the last on a stage: their window's ordering requirement stays unmet,
+   * which would keep AQE from coalescing the stage's shuffle reads).
+   */
+  public static SparkPlan replace(SparkPlan plan, boolean orderNeeded, RowmatchConf conf, boolean windowSorts) {
     if (plan instanceof WindowGroupLimitExec limit && limit.mode() == Partial$.MODULE$
         && limit.child() instanceof SortExec sort && !sort.global()) {
       return partialLimit(limit, sort, orderNeeded, conf);
+    }
+    if (!windowSorts) {
+      return null;
     }
     if (plan instanceof WindowExec w && w.child() instanceof SortExec sort && !sort.global()) {
       return sortedByGroup(plan, w.partitionSpec(), sort, orderNeeded, conf);
