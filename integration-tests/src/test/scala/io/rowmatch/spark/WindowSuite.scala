@@ -9,6 +9,7 @@ import org.apache.spark.sql.execution.{SortExec, SparkPlan, WholeStageCodegenExe
 import org.apache.spark.sql.execution.window.{Partial, WindowExec, WindowGroupLimitExec}
 
 import io.rowmatch.spark.config.RowmatchConf
+import io.rowmatch.spark.testing.TestFaults
 import io.rowmatch.spark.window.{RowmatchWindowGroupLimitExec, RowmatchWindowSortExec}
 
 /**
@@ -18,9 +19,12 @@ import io.rowmatch.spark.window.{RowmatchWindowGroupLimitExec, RowmatchWindowSor
  * (RowmatchWindowSort) instead of Spark's sort of the whole task. Answers equal vanilla Spark's with partition and
  * order keys of every kind (nulls, NaN payloads, -0.0, empty and multibyte strings, decimal(38) sums, ties), over a
  * scan and over a Rowmatch aggregate (TPC-DS q47's and q67's shapes), with no partition keys, and with buffers so
- * small the operators emit after every row or hand the rows to Spark's sorter; each asserts the Rowmatch operator ran.
+ * small the operators emit after every row or hand the rows to Spark's sorter, and when Spark refuses the task memory
+ * for the rows they hold; each asserts the Rowmatch operator ran.
  */
 class WindowSuite extends RowmatchQueryTest {
+  // Test faults on: the test-only cap on the task memory Spark grants (spark.rowmatch.test.taskMemoryGrant).
+  override protected lazy val spark = rowmatchSession("local[2]", TestFaults.ENABLED -> "true")
 
   private var dir: File = _
 
@@ -153,6 +157,17 @@ class WindowSuite extends RowmatchQueryTest {
       val nodes = checkWindowSort("select id, p, o, rank() over (partition by p order by o, id) as r, " +
         "sum(price) over (partition by p order by o, id) as running from t")
       assert(nodes.map(_.metrics("numSpillSorts").value).sum > 0)
+    }
+  }
+
+  test("task memory refused: the window sort hands its rows to Spark's sorter, the partial limit emits early") {
+    // Spark grants each task 1 byte: the first MiB of rows held is refused.
+    withConf(RowmatchConf.TEST_TASK_MEMORY_GRANT_ENTRY.key -> "1") {
+      val sorts = checkWindowSort("select id, p, o, rank() over (partition by p order by o, id) as r, " +
+        "sum(price) over (partition by p order by o, id) as running from t")
+      assert(sorts.map(_.metrics("numSpillSorts").value).sum > 0)
+      val limits = checkLimit(ranked("dense_rank", "d desc", "<= 2"))
+      assert(limits.map(_.metrics("numFlushes").value).sum > 0)
     }
   }
 

@@ -152,7 +152,8 @@ public final class RowmatchConf implements Serializable {
    */
   public static final ConfigEntry<Object> WINDOW_GROUP_LIMIT_BUFFER_ENTRY =
       setting("spark.rowmatch.windowGroupLimit.bufferSize", b -> b
-          .doc("bytes of rows a partial window group limit keeps per task before it emits them and starts again")
+          .doc("bytes of rows a partial window group limit keeps per task (reserved from Spark's execution memory as they"
+              + " grow) before it emits them and starts again; also when Spark refuses the memory")
           .version("0.1.0").bytesConf(ByteUnit.BYTE).checkValue(v -> (Long) v >= 0, "must be at least 0")
           .createWithDefaultString("16m"));
 
@@ -165,8 +166,8 @@ public final class RowmatchConf implements Serializable {
   /** Past this, a task's rows go through Spark's own sorter for the window (it spills); below, they are held. */
   public static final ConfigEntry<Object> WINDOW_SORT_BUFFER_ENTRY =
       setting("spark.rowmatch.windowSort.bufferSize", b -> b
-          .doc("bytes of rows a window's group-wise sort holds per task; past them the rows go through Spark's sorter"
-              + " (which spills)")
+          .doc("bytes of rows a window's group-wise sort holds per task (reserved from Spark's execution memory as they"
+              + " grow); past them, or when Spark refuses the memory, the rows go through Spark's sorter (which spills)")
           .version("0.1.0").bytesConf(ByteUnit.BYTE).checkValue(v -> (Long) v >= 0, "must be at least 0")
           .createWithDefaultString("64m"));
 

@@ -117,6 +117,18 @@ public final class TaskMemory extends MemoryConsumer implements AllocationListen
   }
 
   /**
+   * Reserves {@code bytes} of heap state only if Spark grants them (after spilling the other operators that can); false,
+   * with nothing reserved, otherwise: for state that has somewhere else to go (see the window operators' HeldBytes).
+   */
+  public boolean tryReserve(long bytes) {
+    if (!tryHeadroom(bytes)) {
+      return false;
+    }
+    reserve(bytes);
+    return true;
+  }
+
+  /**
    * Makes sure {@code bytes} more can be allocated within the grant (an operator's look-ahead before a
    * batch); false when Spark refused, after spilling the other operators that could.
    */

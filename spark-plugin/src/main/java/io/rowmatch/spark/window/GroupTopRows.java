@@ -23,8 +23,9 @@ import java.util.NoSuchElementException;
  *
  * <p>A row is only dropped when this task's rows already rank it past the limit, so its rank over all rows is past it
  * too: the partial limit may keep more than it must, never less, and Spark's final limit, window and filter decide.
- * That is what bounds memory: when the kept rows exceed {@code bufferBytes}, all of them are emitted and the groups
- * start again empty (more rows reach the final side; none are lost).
+ * That is what bounds memory: when the kept rows exceed their buffer ({@link HeldBytes}: its size, or the task memory
+ * Spark grants), all of them are emitted and the groups start again empty (more rows reach the final side; none are
+ * lost).
  *
  * @param <R> a row; {@link GroupRows#copy} makes the copy kept (input rows may be reused by their producer)
  * @param <K> a group's key; {@link GroupRows#key} may reuse its result, {@link GroupRows#copyKey} makes the map's copy
@@ -46,10 +47,9 @@ public final class GroupTopRows<R, K> implements Iterator<R> {
   private final Comparator<? super R> order;
   private final Kind kind;
   private final int limit;
-  private final long bufferBytes;
+  private final HeldBytes kept;
 
   private Map<K, Group> groups = new HashMap<>();
-  private long keptBytes;
   private long groupCount;
   private long flushes;
 
@@ -58,7 +58,7 @@ public final class GroupTopRows<R, K> implements Iterator<R> {
   private int position;
 
   public GroupTopRows(Iterator<? extends R> input, GroupRows<R, K> rows, Comparator<? super R> order, Kind kind, int limit,
-      long bufferBytes) {
+      HeldBytes kept) {
     if (limit < 1) {
       throw new IllegalArgumentException("a window group limit must be at least 1, got " + limit);
     }
@@ -67,7 +67,7 @@ public final class GroupTopRows<R, K> implements Iterator<R> {
     this.order = order;
     this.kind = kind;
     this.limit = limit;
-    this.bufferBytes = bufferBytes;
+    this.kept = kept;
   }
 
   /** Groups started so far (a group emitted by a flush and seen again counts twice). */
@@ -92,7 +92,10 @@ public final class GroupTopRows<R, K> implements Iterator<R> {
         position = 0;
         continue;
       }
-      emitting = null;
+      if (emitting != null) {
+        emitting = null;
+        kept.clear(); // every row of the flush is out
+      }
       if (!input.hasNext()) {
         return false;
       }
@@ -120,18 +123,17 @@ public final class GroupTopRows<R, K> implements Iterator<R> {
       if (g == null) {
         g = new Group();
         groups.put(rows.copyKey(key), g);
-        keptBytes += rows.keyBytes(key);
+        kept.add(rows.keyBytes(key));
         groupCount++;
       }
       offer(g, row);
-      if (keptBytes > bufferBytes && input.hasNext()) {
+      if (!kept.fits() && input.hasNext()) {
         flushes++;
         break;
       }
     }
     emitting = groups.values().iterator();
     groups = new HashMap<>();
-    keptBytes = 0;
   }
 
   @SuppressWarnings("unchecked")
@@ -209,13 +211,13 @@ public final class GroupTopRows<R, K> implements Iterator<R> {
     System.arraycopy(g.rows, at, g.rows, at + 1, g.size - at);
     g.rows[at] = copy;
     g.size++;
-    keptBytes += rows.bytes(copy);
+    kept.add(rows.bytes(copy));
   }
 
   @SuppressWarnings("unchecked")
   private void truncate(Group g, int size) {
     for (int i = size; i < g.size; i++) {
-      keptBytes -= rows.bytes((R) g.rows[i]);
+      kept.remove(rows.bytes((R) g.rows[i]));
       g.rows[i] = null;
     }
     g.size = Math.min(g.size, size);

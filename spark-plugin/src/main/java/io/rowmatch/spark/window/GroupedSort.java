@@ -16,9 +16,9 @@ import java.util.function.Function;
  * costs a hash lookup and a sort of its group, where Spark's sort compares it with about log2(n) others, every
  * partition key in turn when their prefix ties.
  *
- * <p>The groups are held until the input ends. When they exceed {@code bufferBytes}, every row held and the rest of
- * the input go to {@code fallback} (Spark's sorter, which spills) and its order is emitted instead: sorted by the
- * partition keys too, so each group is still together.
+ * <p>The groups are held until the input ends. When they exceed their buffer ({@link HeldBytes}: its size, or the task
+ * memory Spark grants), every row held and the rest of the input go to {@code fallback} (Spark's sorter, which spills)
+ * and its order is emitted instead: sorted by the partition keys too, so each group is still together.
  */
 public final class GroupedSort<R, K> implements Iterator<R> {
   private static final class Group {
@@ -29,7 +29,7 @@ public final class GroupedSort<R, K> implements Iterator<R> {
   private final Iterator<? extends R> input;
   private final GroupRows<R, K> rows;
   private final Comparator<? super R> order;
-  private final long bufferBytes;
+  private final HeldBytes held;
   private final Function<Iterator<R>, Iterator<R>> fallback;
 
   private long groupCount;
@@ -41,12 +41,12 @@ public final class GroupedSort<R, K> implements Iterator<R> {
    * @param fallback sorts rows by (partition keys, order) the way the replaced sort would; called at most once, with
    *     the rows held (copies) followed by the rest of the input
    */
-  public GroupedSort(Iterator<? extends R> input, GroupRows<R, K> rows, Comparator<? super R> order, long bufferBytes,
+  public GroupedSort(Iterator<? extends R> input, GroupRows<R, K> rows, Comparator<? super R> order, HeldBytes held,
       Function<Iterator<R>, Iterator<R>> fallback) {
     this.input = input;
     this.rows = rows;
     this.order = order;
-    this.bufferBytes = bufferBytes;
+    this.held = held;
     this.fallback = fallback;
   }
 
@@ -78,7 +78,6 @@ public final class GroupedSort<R, K> implements Iterator<R> {
 
   private Iterator<? extends R> group() {
     Map<K, Group> groups = new HashMap<>();
-    long held = 0;
     while (input.hasNext()) {
       R row = input.next();
       K key = rows.key(row);
@@ -86,17 +85,19 @@ public final class GroupedSort<R, K> implements Iterator<R> {
       if (g == null) {
         g = new Group();
         groups.put(rows.copyKey(key), g);
-        held += rows.keyBytes(key);
+        held.add(rows.keyBytes(key));
       }
       if (g.size == g.rows.length) {
         g.rows = Arrays.copyOf(g.rows, g.size * 2);
       }
       R copy = rows.copy(row);
       g.rows[g.size++] = copy;
-      held += rows.bytes(copy);
-      if (held > bufferBytes && input.hasNext()) {
+      held.add(rows.bytes(copy));
+      if (!held.fits() && input.hasNext()) {
         fellBack = true;
-        return fallback.apply(new HeldThenRest(groups.values().iterator()));
+        Iterator<R> sorted = fallback.apply(new HeldThenRest(groups.values().iterator()));
+        held.clear(); // the sorter has taken every row (into memory it holds from Spark itself)
+        return sorted;
       }
     }
     groupCount = groups.size();
@@ -118,6 +119,7 @@ public final class GroupedSort<R, K> implements Iterator<R> {
       while (current == null || position == current.size) {
         if (!groups.hasNext()) {
           current = null;
+          held.clear(); // every row is out
           return false;
         }
         current = groups.next();

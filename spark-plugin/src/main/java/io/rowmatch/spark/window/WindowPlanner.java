@@ -67,7 +67,8 @@ public final class WindowPlanner {
       return null;
     }
     RowmatchWindowGroupLimitExec replaced = new RowmatchWindowGroupLimitExec(limit.partitionSpec(),
-        limit.orderSpec(), limit.rankLikeFunction(), limit.limit(), conf.windowGroupLimitBufferBytes(), sort.child());
+        limit.orderSpec(), limit.rankLikeFunction(), limit.limit(), conf.windowGroupLimitBufferBytes(),
+        conf.memoryLimitBytes(), sort.child());
     replaced.copyTagsFrom(limit);
     return replaced;
   }
@@ -92,7 +93,8 @@ public final class WindowPlanner {
     }
     List<SortOrder> order = CollectionConverters.asJava(sort.sortOrder());
     RowmatchWindowSortExec replaced = RowmatchWindowSortExec.of(partitionSpec, sort,
-        leadsWith(order, keys) ? order.subList(keys.size(), order.size()) : order, conf.windowSortBufferBytes());
+        leadsWith(order, keys) ? order.subList(keys.size(), order.size()) : order, conf.windowSortBufferBytes(),
+        conf.memoryLimitBytes());
     return window.withNewChildren(CollectionConverters.asScala(List.<SparkPlan>of(replaced)).toSeq());
   }
 

@@ -19,7 +19,8 @@ import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
  * filter above give the answer.
  */
 case class RowmatchWindowGroupLimitExec(partitionSpec: Seq[Expression], orderSpec: Seq[SortOrder],
-    rankLikeFunction: Expression, limit: Int, bufferBytes: Long, child: SparkPlan) extends UnaryExecNode {
+    rankLikeFunction: Expression, limit: Int, bufferBytes: Long, memoryLimit: Long, child: SparkPlan)
+    extends UnaryExecNode {
 
   override def nodeName: String = "RowmatchWindowGroupLimit"
 
@@ -37,13 +38,14 @@ case class RowmatchWindowGroupLimitExec(partitionSpec: Seq[Expression], orderSpe
   override protected def doExecute(): RDD[InternalRow] = {
     val kind = RowmatchWindowGroupLimitExec.kind(rankLikeFunction).getOrElse(
       throw new IllegalStateException(s"$nodeName cannot limit by ${rankLikeFunction.prettyName}"))
-    val (keys, order, input, n, cap) = (partitionSpec, orderSpec, child.output, limit, bufferBytes)
+    val (keys, order, input, n, cap, limitBytes) =
+      (partitionSpec, orderSpec, child.output, limit, bufferBytes, memoryLimit)
     val outRows = longMetric("numOutputRows")
     val groups = longMetric("numGroups")
     val flushes = longMetric("numFlushes")
     child.execute().mapPartitions { rows =>
       val top = new GroupTopRows[InternalRow, UnsafeRow](rows.asJava, new SparkRows(keys, input),
-        GenerateOrdering.generate(order, input), kind, n, cap)
+        GenerateOrdering.generate(order, input), kind, n, SparkRows.heldBytes(cap, limitBytes))
       new Iterator[InternalRow] {
         private var reported = false
         override def hasNext: Boolean = top.hasNext || {

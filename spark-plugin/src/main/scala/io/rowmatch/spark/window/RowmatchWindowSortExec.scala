@@ -14,14 +14,14 @@ import org.apache.spark.sql.execution.{LocalTableScanExec, SortExec, SparkPlan, 
 /**
  * The local sort under a Window (or a final window group limit) replaced by what they read of it: each partition-key
  * group's rows together, in the window's order within the group (GroupedSort: a hash map of groups, each sorted
- * alone). Past `bufferBytes` of rows held, the rows go through Spark's own sorter for the replaced sort (`sort`,
+ * alone). Past `bufferBytes` of rows held (or the task memory Spark grants), the rows go through Spark's own sorter for the replaced sort (`sort`,
  * which spills) instead. The output is not sorted across groups, so it stands only under a window operator whose
  * output order no ancestor reads.
  *
  * @param withinGroup the order of a group's rows (the sort's orders after its leading partition keys; empty: any)
  */
 case class RowmatchWindowSortExec(partitionSpec: Seq[Expression], withinGroup: Seq[SortOrder], sortOrder: Seq[SortOrder],
-    bufferBytes: Long, child: SparkPlan) extends UnaryExecNode {
+    bufferBytes: Long, memoryLimit: Long, child: SparkPlan) extends UnaryExecNode {
 
   override def nodeName: String = "RowmatchWindowSort"
 
@@ -37,7 +37,7 @@ case class RowmatchWindowSortExec(partitionSpec: Seq[Expression], withinGroup: S
     "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"))
 
   override protected def doExecute(): RDD[InternalRow] = {
-    val (keys, input, cap) = (partitionSpec, child.output, bufferBytes)
+    val (keys, input, cap, limitBytes) = (partitionSpec, child.output, bufferBytes, memoryLimit)
     val order = withinGroup
     // Spark's sort of the same rows, for a task whose rows exceed the buffer. Its sorter reads only the sort orders and
     // the row schema, so it stands over an empty leaf of the child's output: the task does not carry the child's plan.
@@ -57,7 +57,8 @@ case class RowmatchWindowSortExec(partitionSpec: Seq[Expression], withinGroup: S
           sorted.asJava
         }
       }
-      val bySort = new GroupedSort[InternalRow, UnsafeRow](rows.asJava, new SparkRows(keys, input), ordering, cap,
+      val bySort = new GroupedSort[InternalRow, UnsafeRow](rows.asJava, new SparkRows(keys, input), ordering,
+        SparkRows.heldBytes(cap, limitBytes),
         fallback)
       new Iterator[InternalRow] {
         private var reported = false
@@ -81,9 +82,9 @@ case class RowmatchWindowSortExec(partitionSpec: Seq[Expression], withinGroup: S
 
 object RowmatchWindowSortExec {
   def of(partitionSpec: Seq[Expression], sort: SortExec, withinGroup: java.util.List[SortOrder],
-      bufferBytes: Long): RowmatchWindowSortExec = {
+      bufferBytes: Long, memoryLimit: Long): RowmatchWindowSortExec = {
     val replaced = RowmatchWindowSortExec(partitionSpec, withinGroup.asScala.toSeq, sort.sortOrder, bufferBytes,
-      sort.child)
+      memoryLimit, sort.child)
     replaced.copyTagsFrom(sort)
     replaced
   }

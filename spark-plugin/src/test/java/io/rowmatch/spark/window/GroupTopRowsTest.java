@@ -37,8 +37,41 @@ class GroupTopRowsTest {
     @Override public long keyBytes(Integer key) { return 10; }
   };
 
+  /** Task memory granting up to {@code max} bytes; counts what is reserved now and at most. */
+  static final class Grant implements HeldBytes.Memory {
+    final long max;
+    long reserved;
+    long peak;
+    int refused;
+
+    Grant(long max) {
+      this.max = max;
+    }
+
+    @Override
+    public boolean tryReserve(long bytes) {
+      if (reserved + bytes > max) {
+        refused++;
+        return false;
+      }
+      reserved += bytes;
+      peak = Math.max(peak, reserved);
+      return true;
+    }
+
+    @Override
+    public void release(long bytes) {
+      reserved -= bytes;
+      assertTrue(reserved >= 0, "released more than reserved");
+    }
+  }
+
   private static List<Row> run(List<Row> input, Kind kind, int limit, long buffer, long[] flushes) {
-    GroupTopRows<Row, Integer> top = new GroupTopRows<>(input.iterator(), ROWS, ORDER, kind, limit, buffer);
+    return run(input, kind, limit, new HeldBytes(buffer, HeldBytes.Memory.NONE), flushes);
+  }
+
+  private static List<Row> run(List<Row> input, Kind kind, int limit, HeldBytes held, long[] flushes) {
+    GroupTopRows<Row, Integer> top = new GroupTopRows<>(input.iterator(), ROWS, ORDER, kind, limit, held);
     List<Row> out = new ArrayList<>();
     top.forEachRemaining(out::add);
     if (flushes != null) {
@@ -139,6 +172,32 @@ class GroupTopRowsTest {
   }
 
   @Test
+  void memoryRefusedFlushesAndEveryReservationIsReturned() {
+    Random rnd = new Random(4);
+    for (long grantSteps : new long[] {0, 1, 3, Long.MAX_VALUE / 1000}) {
+      for (Kind kind : Kind.values()) {
+        List<Row> input = randomRows(rnd, 1500, 1 + rnd.nextInt(300), 1 + rnd.nextInt(50));
+        int limit = 1 + rnd.nextInt(4);
+        Grant grant = new Grant(grantSteps * 100); // a step of 100 bytes: ten rows or keys
+        long[] flushes = new long[1];
+        List<Row> got = bySeq(run(input, kind, limit, new HeldBytes(Long.MAX_VALUE, grant, 100), flushes));
+        String ctx = kind + " limit " + limit + " grant of " + grantSteps + " steps";
+        List<Row> expected = reference(input, kind, limit);
+        if (grantSteps < 10) {
+          assertTrue(flushes[0] > 0 && grant.refused > 0, ctx);
+          assertTrue(got.containsAll(expected) && input.containsAll(got), ctx);
+          assertEquals(expected, reference(got, kind, limit), ctx);
+        } else {
+          assertEquals(0, flushes[0], ctx);
+          assertEquals(expected, got, ctx);
+        }
+        assertTrue(grantSteps == 0 || grant.peak > 0, ctx + ": nothing was reserved");
+        assertEquals(0, grant.reserved, ctx + ": reservation not returned");
+      }
+    }
+  }
+
+  @Test
   void everyGroupAndTieIsCounted() {
     // One group, every value equal: rank and dense_rank keep all (all rank 1), row_number the first two.
     List<Row> same = new ArrayList<>();
@@ -149,7 +208,8 @@ class GroupTopRowsTest {
     assertEquals(70, run(same, Kind.DENSE_RANK, 1, Long.MAX_VALUE, null).size());
     assertEquals(List.of(same.get(0), same.get(1)), bySeq(run(same, Kind.ROW_NUMBER, 2, Long.MAX_VALUE, null)));
     GroupTopRows<Row, Integer> top =
-        new GroupTopRows<>(randomRows(new Random(3), 1000, 17, 9).iterator(), ROWS, ORDER, Kind.RANK, 1, Long.MAX_VALUE);
+        new GroupTopRows<>(randomRows(new Random(3), 1000, 17, 9).iterator(), ROWS, ORDER, Kind.RANK, 1,
+            new HeldBytes(Long.MAX_VALUE, HeldBytes.Memory.NONE));
     top.forEachRemaining(r -> { });
     TreeMap<Integer, Integer> seen = new TreeMap<>(Comparator.nullsFirst(Comparator.naturalOrder()));
     randomRows(new Random(3), 1000, 17, 9).forEach(r -> seen.merge(r.group(), 1, Integer::sum));
@@ -159,7 +219,8 @@ class GroupTopRowsTest {
   @Test
   void rejectsALimitBelowOne() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new GroupTopRows<>(List.<Row>of().iterator(), ROWS, ORDER, Kind.RANK, 0, 1));
+        () -> new GroupTopRows<>(List.<Row>of().iterator(), ROWS, ORDER, Kind.RANK, 0,
+            new HeldBytes(1, HeldBytes.Memory.NONE)));
     assertTrue(e.getMessage().contains("at least 1"), e.getMessage());
   }
 }

@@ -14,6 +14,7 @@ import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
+import io.rowmatch.spark.window.GroupTopRowsTest.Grant;
 import io.rowmatch.spark.window.GroupTopRowsTest.Row;
 
 /**
@@ -66,6 +67,10 @@ class GroupedSortTest {
   }
 
   private static List<Row> run(List<Row> input, Comparator<Row> order, long buffer, boolean[] fellBack) {
+    return run(input, order, new HeldBytes(buffer, HeldBytes.Memory.NONE), fellBack);
+  }
+
+  private static List<Row> run(List<Row> input, Comparator<Row> order, HeldBytes buffer, boolean[] fellBack) {
     GroupedSort<Row, Integer> sort = new GroupedSort<>(input.iterator(), ROWS, order, buffer, held -> {
       List<Row> all = new ArrayList<>();
       held.forEachRemaining(all::add);
@@ -106,6 +111,29 @@ class GroupedSortTest {
       List<Row> expected = new ArrayList<>(input);
       expected.sort(FULL);
       assertEquals(expected, out, "buffer " + buffer);
+    }
+  }
+
+  @Test
+  void memoryRefusedGoesToTheFallbackAndEveryReservationIsReturned() {
+    Random rnd = new Random(7);
+    for (long grantSteps : new long[] {0, 1, 5, Long.MAX_VALUE / 1000}) {
+      List<Row> input = randomRows(rnd, 2000, 1 + rnd.nextInt(100), 30);
+      Grant grant = new Grant(grantSteps * 100); // a step of 100 bytes: ten rows or keys
+      boolean[] fellBack = new boolean[1];
+      List<Row> out = run(input, ORDER, new HeldBytes(Long.MAX_VALUE, grant, 100), fellBack);
+      String ctx = "grant of " + grantSteps + " steps";
+      if (grantSteps < 10) {
+        assertTrue(fellBack[0] && grant.refused > 0, ctx);
+        List<Row> expected = new ArrayList<>(input);
+        expected.sort(FULL);
+        assertEquals(expected, out, ctx);
+      } else {
+        assertFalse(fellBack[0], ctx);
+        assertWindowOrder(input, out, true, ctx);
+        assertTrue(grant.peak >= 2000 * 10, ctx + ": the rows held were not all reserved");
+      }
+      assertEquals(0, grant.reserved, ctx + ": reservation not returned");
     }
   }
 }
