@@ -95,23 +95,29 @@ public final class GroupedSort<R, K> implements Iterator<R> {
       held.add(rows.bytes(copy));
       if (!held.fits() && input.hasNext()) {
         fellBack = true;
-        Iterator<R> sorted = fallback.apply(new HeldThenRest(groups.values().iterator()));
+        Iterator<R> sorted = fallback.apply(new Drain(groups.values().iterator(), true));
         held.clear(); // the sorter has taken every row (into memory it holds from Spark itself)
         return sorted;
       }
     }
     groupCount = groups.size();
-    return new SortedGroups(groups.values().iterator());
+    return new Drain(groups.values().iterator(), false);
   }
 
-  /** Each group sorted when reached, its rows released as they are emitted. */
-  private final class SortedGroups implements Iterator<R> {
+  /**
+   * The groups' rows in turn, each released as it is emitted. Output: each group sorted when reached, and the rows'
+   * reservation returned after the last. Handoff to the fallback sort: the groups as they are, then the input not
+   * read yet.
+   */
+  private final class Drain implements Iterator<R> {
     private final Iterator<Group> groups;
+    private final boolean handoff;
     private Group current;
     private int position;
 
-    SortedGroups(Iterator<Group> groups) {
+    Drain(Iterator<Group> groups, boolean handoff) {
       this.groups = groups;
+      this.handoff = handoff;
     }
 
     @Override
@@ -119,55 +125,17 @@ public final class GroupedSort<R, K> implements Iterator<R> {
       while (current == null || position == current.size) {
         if (!groups.hasNext()) {
           current = null;
+          if (handoff) {
+            return input.hasNext();
+          }
           held.clear(); // every row is out
           return false;
         }
         current = groups.next();
         position = 0;
-        sort(current);
-      }
-      return true;
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public R next() {
-      if (!hasNext()) {
-        throw new NoSuchElementException();
-      }
-      R row = (R) current.rows[position];
-      current.rows[position++] = null;
-      return row;
-    }
-
-    @SuppressWarnings("unchecked")
-    private void sort(Group g) {
-      if (order != null) {
-        // Arrays.sort on objects is stable (TimSort): ties keep their arrival order.
-        Arrays.sort((R[]) g.rows, 0, g.size, (Comparator<R>) order);
-      }
-    }
-  }
-
-  /** The rows held, group by group, then the input not read yet: what the fallback sort receives. */
-  private final class HeldThenRest implements Iterator<R> {
-    private final Iterator<Group> groups;
-    private Group current;
-    private int position;
-
-    HeldThenRest(Iterator<Group> groups) {
-      this.groups = groups;
-    }
-
-    @Override
-    public boolean hasNext() {
-      while (current == null || position == current.size) {
-        if (!groups.hasNext()) {
-          current = null;
-          return input.hasNext();
+        if (!handoff && order != null) {
+          sort(current);
         }
-        current = groups.next();
-        position = 0;
       }
       return true;
     }
@@ -179,11 +147,17 @@ public final class GroupedSort<R, K> implements Iterator<R> {
         throw new NoSuchElementException();
       }
       if (current == null) {
-        return input.next();
+        return input.next(); // handoff, past the groups
       }
       R row = (R) current.rows[position];
       current.rows[position++] = null;
       return row;
+    }
+
+    @SuppressWarnings("unchecked")
+    private void sort(Group g) {
+      // Arrays.sort on objects is stable (TimSort): ties keep their arrival order.
+      Arrays.sort((R[]) g.rows, 0, g.size, (Comparator<R>) order);
     }
   }
 }

@@ -26,10 +26,10 @@ class GroupTopRowsTest {
   /** A row: its group, its order value (null sorts first), its arrival number. */
   record Row(Integer group, Integer value, int seq) {}
 
-  private static final Comparator<Row> ORDER =
+  static final Comparator<Row> ORDER =
       Comparator.comparing(Row::value, Comparator.nullsFirst(Comparator.<Integer>naturalOrder()));
 
-  private static final GroupRows<Row, Integer> ROWS = new GroupRows<>() {
+  static final GroupRows<Row, Integer> ROWS = new GroupRows<>() {
     @Override public Integer key(Row row) { return row.group(); }
     @Override public Integer copyKey(Integer key) { return key; }
     @Override public Row copy(Row row) { return row; }
@@ -118,7 +118,7 @@ class GroupTopRowsTest {
     return copy;
   }
 
-  private static List<Row> randomRows(Random rnd, int n, int groups, int values) {
+  static List<Row> randomRows(Random rnd, int n, int groups, int values) {
     List<Row> rows = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       Integer g = rnd.nextInt(10) == 0 ? null : rnd.nextInt(groups);

@@ -1,5 +1,8 @@
 package io.rowmatch.spark.window;
 
+import static io.rowmatch.spark.window.GroupTopRowsTest.ORDER;
+import static io.rowmatch.spark.window.GroupTopRowsTest.ROWS;
+import static io.rowmatch.spark.window.GroupTopRowsTest.randomRows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,30 +26,10 @@ import io.rowmatch.spark.window.GroupTopRowsTest.Row;
  * every row (those held, then the rest) and its order is the output.
  */
 class GroupedSortTest {
-  private static final Comparator<Row> ORDER =
-      Comparator.comparing(Row::value, Comparator.nullsFirst(Comparator.<Integer>naturalOrder()));
-
-  private static final GroupRows<Row, Integer> ROWS = new GroupRows<>() {
-    @Override public Integer key(Row row) { return row.group(); }
-    @Override public Integer copyKey(Integer key) { return key; }
-    @Override public Row copy(Row row) { return row; }
-    @Override public long bytes(Row row) { return 10; }
-    @Override public long keyBytes(Integer key) { return 10; }
-  };
-
   /** The full sort the fallback stands for: by group (nulls first), then value, then arrival. */
   private static final Comparator<Row> FULL = Comparator
       .comparing(Row::group, Comparator.nullsFirst(Comparator.<Integer>naturalOrder())).thenComparing(ORDER)
       .thenComparingInt(Row::seq);
-
-  private static List<Row> randomRows(Random rnd, int n, int groups, int values) {
-    List<Row> rows = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      rows.add(new Row(rnd.nextInt(10) == 0 ? null : rnd.nextInt(groups),
-          rnd.nextInt(8) == 0 ? null : rnd.nextInt(values), i));
-    }
-    return rows;
-  }
 
   /** Groups contiguous, each once; within a group sorted by (value, arrival) when ordered; a permutation. */
   private static void assertWindowOrder(List<Row> input, List<Row> out, boolean ordered, String ctx) {
