@@ -14,9 +14,9 @@ import org.apache.spark.sql.execution.{LocalTableScanExec, SortExec, SparkPlan, 
 /**
  * The local sort under a Window (or a final window group limit) replaced by what they read of it: each partition-key
  * group's rows together, in the window's order within the group (GroupedSort: a hash map of groups, each sorted
- * alone). Past `bufferBytes` of rows held (or the task memory Spark grants), the rows go through Spark's own sorter for the replaced sort (`sort`,
- * which spills) instead. The output is not sorted across groups, so it stands only under a window operator whose
- * output order no ancestor reads.
+ * alone). Past `bufferBytes` of rows held (or the task memory Spark grants), the rows go through Spark's own sorter
+ * for the replaced sort (`sort`, which spills) instead. The output is not sorted across groups, so it stands only
+ * under a window operator whose output order no ancestor reads.
  *
  * @param withinGroup the order of a group's rows (the sort's orders after its leading partition keys; empty: any)
  */
@@ -58,8 +58,7 @@ case class RowmatchWindowSortExec(partitionSpec: Seq[Expression], withinGroup: S
         }
       }
       val bySort = new GroupedSort[InternalRow, UnsafeRow](rows.asJava, new SparkRows(keys, input), ordering,
-        SparkRows.heldBytes(cap, limitBytes),
-        fallback)
+        SparkRows.heldBytes(cap, limitBytes), fallback)
       new Iterator[InternalRow] {
         private var reported = false
         override def hasNext: Boolean = bySort.hasNext || {
