@@ -23,7 +23,10 @@ import io.rowmatch.spark.arrow.DeferredGatherVector;
  */
 public final class ColumnarExpressions {
   private final Kernel[] kernels;
-  /** Per expression, its form decided per dictionary entry when it is a filter conjunct that can be (else null). */
+  /**
+   * Per expression, as a filter conjunct, the group of conjuncts over its column decided per dictionary entry with it
+   * (else null).
+   */
   private final DictionaryConjunct[] byDictionary;
   /** For each expression, the input ordinal it only reads (a column passed through as is), or -1. */
   private final int[] passThrough;
@@ -60,13 +63,11 @@ public final class ColumnarExpressions {
     ExpressionPlanning p = new ExpressionPlanning(input);
     List<? extends Expression> list = CollectionConverters.asJava(expressions);
     Kernel[] kernels = new Kernel[list.size()];
-    DictionaryConjunct[] byDictionary = new DictionaryConjunct[list.size()];
     int[] pass = new int[list.size()];
     List<Attribute> in = CollectionConverters.asJava(input);
     for (int i = 0; i < kernels.length; i++) {
       Kernel k = Expressions.planOne(list.get(i), p);
       kernels[i] = k;
-      byDictionary[i] = DictionaryConjunct.of(list.get(i), k, in);
       Expression e = list.get(i) instanceof Alias a ? a.child() : list.get(i);
       pass[i] = k instanceof LeafKernels.ColumnKernel c && e.dataType().sameType(k.type) ? c.ordinal : -1;
     }
@@ -74,7 +75,7 @@ public final class ColumnarExpressions {
     for (int i = 0; i < types.length; i++) {
       types[i] = in.get(i).dataType();
     }
-    return new ColumnarExpressions(kernels, byDictionary, pass, types);
+    return new ColumnarExpressions(kernels, DictionaryConjunct.grouped(list, kernels, in), pass, types);
   }
 
   /**
@@ -84,18 +85,17 @@ public final class ColumnarExpressions {
   public static ColumnarExpressions compileBound(Expression[] bound, DataType[] inputTypes) {
     ExpressionPlanning p = new ExpressionPlanning(CollectionConverters.asScala(List.<Attribute>of()).toSeq());
     Kernel[] kernels = new Kernel[bound.length];
-    DictionaryConjunct[] byDictionary = new DictionaryConjunct[bound.length];
     int[] pass = new int[bound.length];
     try {
       for (int i = 0; i < bound.length; i++) {
         kernels[i] = Expressions.planOne(bound[i], p);
-        byDictionary[i] = DictionaryConjunct.of(bound[i], kernels[i], List.of());
         pass[i] = -1;
       }
     } catch (ExpressionPlanning.Refused r) {
       return null;
     }
-    return new ColumnarExpressions(kernels, byDictionary, pass, inputTypes.clone());
+    return new ColumnarExpressions(kernels, DictionaryConjunct.grouped(List.of(bound), kernels, List.of()), pass,
+        inputTypes.clone());
   }
 
   /** A batch given as its Arrow columns. */
@@ -164,15 +164,26 @@ public final class ColumnarExpressions {
   /**
    * The rows where conjuncts 0..size-1 all hold (bitmap words), each conjunct evaluated only where the earlier
    * ones held, as Spark's generated filter does (on a gathered batch of those rows when they are few), or once per
-   * entry of its column's dictionary ({@link DictionaryConjunct}).
+   * entry of its column's dictionary, together with the other conjuncts over that column ({@link DictionaryConjunct}).
    */
   public long[] select(Object batch) {
     EvalBatch in = (EvalBatch) batch;
     long[] active = Vec.allValid(in.rows);
+    boolean[] decided = null; // conjuncts already decided with an earlier one over their column's dictionary
     for (int i = 0; i < kernels.length; i++) {
-      long[] t = byDictionary[i] == null ? null : byDictionary[i].holds(in);
+      if (decided != null && decided[i]) {
+        continue;
+      }
+      DictionaryConjunct group = byDictionary[i];
+      long[] t = group == null || !group.decidedAt(i) ? null : group.holds(in, active);
       if (t != null) {
-        rowsDecidedByDictionary += in.rows;
+        rowsDecidedByDictionary += (long) in.rows * group.size();
+        for (int j = i + 1; j < kernels.length; j++) {
+          if (byDictionary[j] == group) {
+            decided = decided == null ? new boolean[kernels.length] : decided;
+            decided[j] = true;
+          }
+        }
       } else {
         t = LogicKernels.trues(Selective.eval(kernels[i], in, active));
       }
@@ -196,6 +207,11 @@ public final class ColumnarExpressions {
   /** How many rows {@link #select} decided through a dictionary entry, summed over conjuncts (for tests). */
   public long rowsDecidedByDictionary() {
     return rowsDecidedByDictionary;
+  }
+
+  /** How many groups of conjuncts {@link #select} may decide per dictionary entry, each in one pass (for tests). */
+  public int dictionaryGroups() {
+    return (int) java.util.Arrays.stream(byDictionary).filter(java.util.Objects::nonNull).distinct().count();
   }
 
   /** Per input column its reader of Spark's vectors, null for a type read only from Arrow (made once). */

@@ -1,6 +1,9 @@
 package io.rowmatch.spark.expression;
 
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
@@ -27,42 +30,80 @@ import scala.jdk.javaapi.CollectionConverters;
 import io.rowmatch.spark.arrow.SparkColumnMemory;
 
 /**
- * A filter conjunct that reads one column and can raise no error, decided once per dictionary entry where a scan
- * hands that column over dictionary-encoded: the conjunct is evaluated on the dictionary's entries (and once on a
- * null), and each row takes its entry's answer through its id. A Parquet column chunk's dictionary is shared by all
- * its batches, so the entries are evaluated once per chunk; a row costs one id load and one table load, where the
- * row-wise kernels decode the id, then compare (each conjunct again).
+ * Filter conjuncts that read one column and can raise no error, decided once per dictionary entry where a scan hands
+ * that column over dictionary-encoded: each conjunct is evaluated on the dictionary's entries (and once on a null),
+ * their answers ANDed per entry, and each row takes its entry's answer through its id. A Parquet column chunk's
+ * dictionary is shared by all its batches, so the entries are evaluated once per chunk; a row costs one id load and
+ * one table load per column, where the row-wise kernels decode the id, then compare (each conjunct again).
  *
  * <p>Only conjuncts whose every node is a comparison, IN, null test, logic or string-prefix/suffix/contains test
  * over the column and literals qualify: they raise no error and depend on the value alone, so evaluating them on
- * entries no active row holds changes nothing Spark would see.
+ * entries no active row holds changes nothing Spark would see. For the same reason the conjuncts over one column
+ * are decided together, in one pass over the rows, at the first of them ({@link #grouped}; TPC-H q6 has eight
+ * conjuncts over three columns): deciding a later one early only shrinks the rows the conjuncts between are
+ * evaluated on, which matters where one of those may raise an error, so such a conjunct ends the groups before it.
  */
 final class DictionaryConjunct {
-  /** The conjunct's only input column. */
+  /** The conjuncts' only input column. */
   private final int column;
-  private final Kernel kernel;
+  /** The conjuncts, in the filter's order; the first one's position is where the group is decided. */
+  private final List<Kernel> kernels = new ArrayList<>();
+  private final int first;
   /** The dictionary the table below answers for (its {@link SparkColumnMemory.DictionaryIds#identity}); null: none. */
   private Object identity;
-  /** Per dictionary id, 1 where the conjunct holds; the last entry is a null row's answer. */
+  /** Per dictionary id, 1 where every conjunct holds; the last entry is a null row's answer. */
   private byte[] holds;
   private final EntriesOutnumbered entriesOutnumbered = new EntriesOutnumbered();
 
-  private DictionaryConjunct(int column, Kernel kernel) {
+  private DictionaryConjunct(int column, int first) {
     this.column = column;
-    this.kernel = kernel;
-  }
-
-  /** The dictionary form of a conjunct, or null when it reads more than one column or might raise an error. */
-  static DictionaryConjunct of(Expression conjunct, Kernel kernel, List<Attribute> input) {
-    int c = onlyColumn(conjunct, input);
-    return c >= 0 ? new DictionaryConjunct(c, kernel) : null;
+    this.first = first;
   }
 
   /**
-   * The rows of the batch where the conjunct holds (bitmap words), or null when its column is not
-   * dictionary-encoded in this batch (the caller evaluates the kernel row by row).
+   * Per conjunct, the group that decides it per dictionary entry (one object for all the conjuncts it decides), or
+   * null for a conjunct that reads more than one column or might raise an error.
    */
-  long[] holds(EvalBatch in) {
+  static DictionaryConjunct[] grouped(List<? extends Expression> conjuncts, Kernel[] kernels,
+      List<Attribute> input) {
+    DictionaryConjunct[] groups = new DictionaryConjunct[conjuncts.size()];
+    Map<Integer, DictionaryConjunct> open = new HashMap<>();
+    for (int i = 0; i < groups.length; i++) {
+      Expression e = conjuncts.get(i);
+      int c = onlyColumn(e, input);
+      if (c < 0) {
+        if (!raisesNoError(e, input)) {
+          open.clear(); // a later conjunct decided before this one would spare rows this one may fail on
+        }
+        continue;
+      }
+      DictionaryConjunct g = open.get(c);
+      if (g == null) {
+        g = new DictionaryConjunct(c, i);
+        open.put(c, g);
+      }
+      g.kernels.add(kernels[i]);
+      groups[i] = g;
+    }
+    return groups;
+  }
+
+  /** True when conjunct i is where this group is decided (the others it decides are then skipped). */
+  boolean decidedAt(int i) {
+    return i == first;
+  }
+
+  /** How many conjuncts the group decides. */
+  int size() {
+    return kernels.size();
+  }
+
+  /**
+   * The rows of the batch where every conjunct of the group holds (bitmap words; rows outside {@code active} may
+   * read 0 whatever they hold), or null when its column is not dictionary-encoded in this batch (the caller
+   * evaluates each conjunct row by row).
+   */
+  long[] holds(EvalBatch in, long[] active) {
     EvalBatch.EncodedColumn ec = in.encoded(column);
     if (ec == null) {
       return null;
@@ -75,28 +116,37 @@ final class DictionaryConjunct {
         return null;
       }
       Vec entries = ec.reader().entries(e);
-      Vec v = kernel.eval(EvalBatch.ofColumn(in.types, column, entries), null);
-      long[] t = LogicKernels.trues(v);
+      EvalBatch byEntry = EvalBatch.ofColumn(in.types, column, entries);
       byte[] h = new byte[entries.rows];
-      for (int id = 0; id < h.length; id++) {
-        h[id] = (byte) ((t[id >>> 6] >>> id) & 1);
+      java.util.Arrays.fill(h, (byte) 1);
+      for (Kernel k : kernels) {
+        long[] t = LogicKernels.trues(k.eval(byEntry, null));
+        for (int id = 0; id < h.length; id++) {
+          h[id] &= (byte) ((t[id >>> 6] >>> id) & 1);
+        }
       }
       holds = h;
       identity = e.identity();
     }
     try {
-      return rows(e.ids(), e.nulls(), ec.rows(), in.rows, holds);
+      return rows(e.ids(), e.nulls(), ec.rows(), in.rows, holds, active);
     } catch (ArrayIndexOutOfBoundsException x) {
       throw new IllegalStateException("a dictionary id of input column " + column + " is outside its dictionary of "
           + e.size() + " entries", x);
     }
   }
 
-  /** Each row's answer: {@code holds[id]}, or {@code holds[size]} (the null row's) where the row is null. */
-  private static long[] rows(int[] ids, byte[] nulls, int[] sel, int n, byte[] holds) {
+  /**
+   * Each active row's answer: {@code holds[id]}, or {@code holds[size]} (the null row's) where the row is null; a
+   * word of 64 rows none of which is active is left 0.
+   */
+  private static long[] rows(int[] ids, byte[] nulls, int[] sel, int n, byte[] holds, long[] active) {
     long[] out = new long[Vec.words(n)];
     int nullId = holds.length - 1;
     for (int w = 0, base = 0; base < n; w++, base += 64) {
+      if (active != null && active[w] == 0) {
+        continue;
+      }
       int end = Math.min(64, n - base);
       long word = 0;
       if (sel == null && nulls == null) {
@@ -122,10 +172,15 @@ final class DictionaryConjunct {
   /** The one input column e reads when every node of it raises no error (see the class comment), else -1. */
   static int onlyColumn(Expression e, List<Attribute> input) {
     int[] found = {-1};
-    return collect(e, input, found) ? found[0] : -1;
+    return collect(e, input, found, true) ? found[0] : -1;
   }
 
-  private static boolean collect(Expression e, List<Attribute> input, int[] found) {
+  /** True when every node of e is of the kinds that raise no error (whatever columns it reads). */
+  static boolean raisesNoError(Expression e, List<Attribute> input) {
+    return collect(e, input, new int[] {-1}, false);
+  }
+
+  private static boolean collect(Expression e, List<Attribute> input, int[] found, boolean oneColumn) {
     int ordinal = -1;
     if (e instanceof BoundReference b) {
       ordinal = b.ordinal();
@@ -146,14 +201,14 @@ final class DictionaryConjunct {
       return false;
     }
     if (ordinal >= 0) {
-      if (found[0] >= 0 && found[0] != ordinal) {
+      if (oneColumn && found[0] >= 0 && found[0] != ordinal) {
         return false;
       }
       found[0] = ordinal;
       return true;
     }
     for (Expression child : CollectionConverters.asJava(e.children())) {
-      if (!collect(child, input, found)) {
+      if (!collect(child, input, found, oneColumn)) {
         return false;
       }
     }

@@ -89,13 +89,19 @@ class SparkBatchFilterTest extends AllocatorTest {
   }
 
   /** As {@link #assertFiltered}, the filter's conjuncts given one by one (as RowmatchFilter hands them over). */
-  private ColumnarExpressions assertFilteredBy(StructType schema, WritableColumnVector[] vectors, int batches,
-      java.util.function.IntUnaryOperator fill, List<Function<Function<Integer, Expression>, Expression>> steps) {
+  /** A new attribute per field of the schema. */
+  private static List<Attribute> attributes(StructType schema) {
     List<Attribute> input = new ArrayList<>();
     for (StructField f : schema.fields()) {
       input.add(new AttributeReference(f.name(), f.dataType(), true, Metadata.empty(), NamedExpression.newExprId(),
           CollectionConverters.asScala(List.<String>of()).toSeq()));
     }
+    return input;
+  }
+
+  private ColumnarExpressions assertFilteredBy(StructType schema, WritableColumnVector[] vectors, int batches,
+      java.util.function.IntUnaryOperator fill, List<Function<Function<Integer, Expression>, Expression>> steps) {
+    List<Attribute> input = attributes(schema);
     List<Expression> ours = new ArrayList<>();
     Expression bound = null;
     for (var step : steps) {
@@ -432,6 +438,78 @@ class SparkBatchFilterTest extends AllocatorTest {
         });
       }
     }
+  }
+
+  /**
+   * TPC-H q6's shape: several conjuncts over each of a few dictionary-encoded columns, interleaved, with a row-by-row
+   * conjunct that raises no error among them. The conjuncts over one column are decided together, in one pass, and
+   * keep exactly Spark's rows.
+   */
+  @Test
+  void conjunctsOverOneColumnDecidedTogether() {
+    StructType schema = CHUNKED;
+    SparkBatches.ParquetChunk[] chunks = {chunk(0), chunk(0), chunk(11)};
+    List<Function<Function<Integer, Expression>, Expression>> steps = List.of(
+        c -> new IsNotNull(c.apply(0)),
+        c -> new IsNotNull(c.apply(1)),
+        c -> new GreaterThanOrEqual(c.apply(0), lit(-2500, DataTypes.IntegerType)),
+        c -> new GreaterThan(c.apply(4), lit(-100L, DataTypes.LongType)),
+        c -> new LessThan(c.apply(0), lit(2500, DataTypes.IntegerType)),
+        c -> new org.apache.spark.sql.catalyst.expressions.Not(new EqualTo(c.apply(2),
+            lit(Double.NaN, DataTypes.DoubleType))),
+        c -> new GreaterThanOrEqual(c.apply(1), lit(Decimal.apply(-1000L, 15, 2), DataTypes.createDecimalType(15, 2))),
+        c -> new LessThanOrEqual(c.apply(1), lit(Decimal.apply(200000L, 15, 2), DataTypes.createDecimalType(15, 2))),
+        c -> new Or(new LessThan(c.apply(2), lit(2.0, DataTypes.DoubleType)),
+            new org.apache.spark.sql.catalyst.expressions.IsNull(c.apply(2))));
+    for (int n : new int[] {1, 63, 64, 65, 130}) {
+      withVectors(schema, n, false, vectors -> {
+        java.util.function.IntUnaryOperator fill = k -> fillChunk(vectors, chunks[k], k, n, false);
+        ColumnarExpressions used = assertFilteredBy(schema, vectors, chunks.length, fill, steps);
+        // One group per column read (i, dec, d, and the plain one, which is not dictionary-encoded in these batches).
+        assertEquals(4, used.dictionaryGroups(), "one group per column");
+        // The eight conjuncts over i, dec and d, on every row of each batch once a chunk's rows outnumber its 7 entries.
+        assertEquals(n >= 7 ? 8L * n * chunks.length : 0, used.rowsDecidedByDictionary(), "decided per entry");
+      });
+    }
+  }
+
+  /**
+   * A conjunct that may raise an error ends the groups before it: a later conjunct over the same column is not
+   * decided before it, which would spare rows Spark evaluates it on. Here Spark fails (ANSI: the remainder by the
+   * plain column's zero, on a row where the first conjunct holds and the third does not), and so must the filter.
+   */
+  @Test
+  void conjunctThatMayFailEndsTheGroupsBeforeIt() {
+    StructType schema = CHUNKED;
+    SparkBatches.ParquetChunk[] chunks = {chunk(0), chunk(0), chunk(11)};
+    List<Function<Function<Integer, Expression>, Expression>> steps = List.of(
+        c -> new GreaterThan(c.apply(0), lit(-3000, DataTypes.IntegerType)),
+        c -> new GreaterThanOrEqual(org.apache.spark.sql.catalyst.expressions.Remainder$.MODULE$.apply(
+            lit(7L, DataTypes.LongType), c.apply(4), org.apache.spark.sql.catalyst.expressions.EvalMode$.MODULE$.ANSI()),
+            lit(0L, DataTypes.LongType)),
+        c -> new LessThan(c.apply(0), lit(-2000, DataTypes.IntegerType)));
+    int n = 130;
+    withVectors(schema, n, false, vectors -> {
+      java.util.function.IntUnaryOperator fill = k -> fillChunk(vectors, chunks[k], k, n, false);
+      RuntimeException spark = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
+          () -> assertFilteredBy(schema, vectors, chunks.length, fill, steps));
+      assertTrue(spark.getMessage().contains("REMAINDER_BY_ZERO"), spark.getMessage());
+      List<Attribute> input = attributes(schema);
+      ColumnarExpressions conjuncts = ColumnarExpressions.compile(
+          CollectionConverters.asScala(steps.stream().map(s -> s.apply(input::get)).toList()).toSeq(),
+          CollectionConverters.asScala(input).toSeq());
+      java.util.Iterator<ColumnarBatch> in = SparkBatches.reused(new ColumnarBatch(vectors), chunks.length, fill,
+          false);
+      RuntimeException ours = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class, () -> {
+        try (ColumnarFilter filter = ColumnarFilter.overSpark(in, conjuncts, schema, allocator)) {
+          while (filter.hasNext()) {
+            filter.next();
+          }
+        }
+      });
+      assertTrue(ours.getMessage().contains("REMAINDER_BY_ZERO"), ours.getMessage());
+      assertEquals(2, conjuncts.dictionaryGroups(), "the third conjunct is not decided with the first");
+    });
   }
 
   /**
