@@ -1,5 +1,7 @@
 package io.rowmatch.spark.expression;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.util.Random;
 
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
@@ -21,6 +23,48 @@ import io.rowmatch.core.testing.AllocatorTest;
 class StringKernelsTest extends AllocatorTest {
   private static Expression concat(Expression... children) {
     return new Concat(CollectionConverters.asScala(java.util.List.of(children)).toSeq());
+  }
+
+  /**
+   * The byte search under contains and LIKE against the obvious loop: random values (bytes from a small alphabet, so
+   * patterns recur, and bytes >= 0x80) at random offsets in a larger array, patterns of 0 to 12 bytes (some taken from
+   * the value itself), every start position; lengths around the eight-position step.
+   */
+  @Test
+  void indexOfEqualsTheObviousSearch() {
+    Random rnd = new Random(61);
+    byte[] alphabet = {'a', 'b', 's', 'l', 0, (byte) 0x80, (byte) 0xE6, (byte) 0xFF};
+    for (int round = 0; round < 20_000; round++) {
+      int l = rnd.nextInt(round % 3 == 0 ? 80 : 20);
+      byte[] d = new byte[l + 16];
+      for (int k = 0; k < d.length; k++) {
+        d[k] = alphabet[rnd.nextInt(round % 2 == 0 ? 3 : alphabet.length)];
+      }
+      int s = rnd.nextInt(9);
+      int pl = rnd.nextInt(13);
+      byte[] pd = new byte[pl + 3];
+      int ps = rnd.nextInt(4);
+      if (pl > 0 && pl <= l && rnd.nextBoolean()) {
+        System.arraycopy(d, s + rnd.nextInt(l - pl + 1), pd, ps, pl);
+      } else {
+        for (int k = 0; k < pl; k++) {
+          pd[ps + k] = alphabet[rnd.nextInt(round % 2 == 0 ? 3 : alphabet.length)];
+        }
+      }
+      for (int from = 0; from <= l + 1; from++) {
+        int expected = -1;
+        for (int at = from; at + pl <= l && expected < 0; at++) {
+          if (java.util.Arrays.equals(d, s + at, s + at + pl, pd, ps, ps + pl)) {
+            expected = at;
+          }
+        }
+        if (pl == 0) {
+          expected = from <= l ? from : -1;
+        }
+        assertEquals(expected, StringKernels.indexOf(d, s, l, pd, ps, pl, from),
+            "value of " + l + " bytes at " + s + ", pattern of " + pl + ", from " + from);
+      }
+    }
   }
 
   @Test
