@@ -3,7 +3,7 @@ package io.rowmatch.spark
 import java.io.File
 import java.nio.file.Files
 
-import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, SortMergeJoinExec}
 import org.apache.spark.sql.expressions.Window
 import org.apache.spark.sql.functions._
@@ -25,6 +25,17 @@ class PlacementSuite extends RowmatchQueryTest {
   private lazy val parquetPath: String = {
     val p = new File(dir, "facts").getAbsolutePath
     spark.range(0, 5000).select(col("id").as("k"), (col("id") % 97).as("g"), (col("id") * 3).as("v"))
+      .repartition(3).write.parquet(p)
+    p
+  }
+
+  /** Many rows per key g (23 keys), an int q and a date d with nulls, and ties within a key. */
+  private lazy val bandPath: String = {
+    val p = new File(dir, "band").getAbsolutePath
+    spark.range(0, 2000).select((col("id") % 23).cast("int").as("g"), col("id"),
+      when(col("id") % 17 === 0, lit(null)).otherwise((col("id") * 7919 % 101).cast("int")).as("q"),
+      when(col("id") % 13 === 0, lit(null))
+        .otherwise(date_add(lit("2020-01-01").cast("date"), (col("id") * 31 % 50).cast("int"))).as("d"))
       .repartition(3).write.parquet(p)
     p
   }
@@ -147,6 +158,28 @@ class PlacementSuite extends RowmatchQueryTest {
     assert(rowmatchNodes(semi).contains("RowmatchHashJoin"), planText(semi))
     val plain = compare(smj: _*)(facts.as("a").join(facts.as("b"), Seq("g")).groupBy(col("g")).agg(count(lit(1))))
     assert(rowmatchNodes(plain).contains("RowmatchHashJoin"), planText(plain))
+  }
+
+  test("an inner sort-merge join comparing an int or date column of each side runs (each row meets its band)") {
+    val smj = Seq(On, "spark.sql.autoBroadcastJoinThreshold" -> "-1", "spark.sql.join.preferSortMergeJoin" -> "true")
+    val t = spark.read.parquet(bandPath)
+    val ops = Seq[(String, (Column, Column) => Column)]("<" -> (_ < _), "<=" -> (_ <= _), ">" -> (_ > _),
+      ">=" -> (_ >= _))
+    // TPC-DS q72's shape (inv_quantity_on_hand < cs_quantity): either side's column first, ints and dates with nulls,
+    // another conjunct beside the comparison.
+    for ((name, op) <- ops; c <- Seq("q", "d"); flip <- Seq(false, true)) {
+      val cmp = if (flip) op(col(s"b.$c"), col(s"a.$c")) else op(col(s"a.$c"), col(s"b.$c"))
+      val df = compare(smj: _*)(t.as("a").join(t.as("b"), col("a.g") === col("b.g") && cmp && col("a.id") =!= col("b.id"))
+        .groupBy(col("a.g")).agg(count(lit(1)).as("n"), sum(col("b.id")).as("s"), max(col("a.id")).as("m")))
+      val what = s"a.$c $name b.$c${if (flip) " (flipped)" else ""}"
+      assert(rowmatchNodes(df).contains("RowmatchHashJoin"), s"$what\n${planText(df)}")
+      assert(!executedNodes(df).exists(_.isInstanceOf[SortMergeJoinExec]), s"$what\n${planText(df)}")
+      assert(placementReasons(df).isEmpty, s"$what\n${planText(df)}")
+    }
+    // A left outer join with the same condition stays Spark's (only inner joins meet their band).
+    val outer = compare(smj: _*)(t.as("a").join(t.as("b"), col("a.g") === col("b.g") && col("a.q") < col("b.q"),
+      "left_outer").groupBy(col("a.g")).agg(count(lit(1)).as("n")))
+    assert(executedNodes(outer).exists(_.isInstanceOf[SortMergeJoinExec]), planText(outer))
   }
 
   test("a conditional sort-merge join against a side that holds each key once (an aggregate by the keys) runs") {

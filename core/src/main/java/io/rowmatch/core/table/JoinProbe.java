@@ -4,7 +4,9 @@ import java.util.List;
 
 import org.apache.arrow.vector.ValueVector;
 
+import io.rowmatch.core.compare.ColumnKind;
 import io.rowmatch.core.compare.ColumnLayout;
+import io.rowmatch.core.compare.RawMemory;
 
 /**
  * Probes one batch at a time against a finished {@link JoinTable}. {@link #lookup} finds each probe row's key
@@ -146,6 +148,82 @@ public final class JoinProbe {
     }
   }
 
+  /** A comparison of a build row's band value with a probe row's: {@code build OP probe}. */
+  public enum Band {
+    LESS,
+    LESS_OR_EQUAL,
+    GREATER,
+    GREATER_OR_EQUAL
+  }
+
+  /**
+   * Keeps each probe row's matches of the current batch to the build rows whose band value (the column the table was
+   * ordered by, {@link JoinTable#orderRowsWithinKeys}) compares with the row's value in {@code column} as
+   * {@code op} says; a null on either side compares as nothing. The pairs left out are exactly those the comparison
+   * does not hold for; a caller still testing its whole condition on the pairs gets the same answer, sooner. Does
+   * nothing when every build key is unique (at most one pair per probe row).
+   *
+   * @throws IllegalArgumentException naming the column when it is not 4-byte integral or holds too few values
+   * @throws IllegalStateException when the table was not ordered by a band column
+   */
+  public void narrowToBand(ValueVector column, Band op) {
+    table.checkFinished();
+    if (table.uniqueKeys()) {
+      return;
+    }
+    if (!table.bandOrdered()) {
+      throw new IllegalStateException("JoinTable '" + table.name() + "' was not ordered by a band column");
+    }
+    String what = "band column " + (column == null ? "null" : column.getField()) + " (probe)";
+    ColumnLayout values = ColumnLayout.of(column, what);
+    if (!values.allNull && values.kind != ColumnKind.FIXED4) {
+      throw new IllegalArgumentException(what + ": only a 4-byte integral column (int, date) is compared");
+    }
+    if (column.getValueCount() < rowCount) {
+      throw new IllegalArgumentException(what + " holds " + column.getValueCount() + " values for " + rowCount
+          + " probe rows");
+    }
+    for (int i = 0; i < rowCount; i++) {
+      int g = groupOf[i];
+      if (g < 0) {
+        continue;
+      }
+      if (values.allNull || !values.isValid(i)) {
+        matchEnd[i] = matchStart[i];
+        continue;
+      }
+      int v = RawMemory.getInt(values.data + 4L * i);
+      int lo = matchStart[i];
+      int hi = table.bandEnd(g);
+      switch (op) {
+        case LESS -> matchEnd[i] = firstAbove(lo, hi, v, false);
+        case LESS_OR_EQUAL -> matchEnd[i] = firstAbove(lo, hi, v, true);
+        case GREATER -> {
+          matchStart[i] = firstAbove(lo, hi, v, true);
+          matchEnd[i] = hi;
+        }
+        case GREATER_OR_EQUAL -> {
+          matchStart[i] = firstAbove(lo, hi, v, false);
+          matchEnd[i] = hi;
+        }
+      }
+    }
+  }
+
+  /** The first index of [lo, hi), whose band values ascend, holding a value > v (strictly) or >= v; else hi. */
+  private int firstAbove(int lo, int hi, int v, boolean strictly) {
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      int b = table.bandValue(mid);
+      if (strictly ? b <= v : b < v) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
   public int rowCount() {
     return rowCount;
   }
@@ -166,7 +244,8 @@ public final class JoinProbe {
   }
 
   /**
-   * Writes the next matching pairs, in probe-row order and, per probe row, increasing build row order:
+   * Writes the next matching pairs, in probe-row order and, per probe row, increasing build row order (band value
+   * order in a table ordered by a band column, {@link JoinTable#orderRowsWithinKeys}):
    * {@code probeRows[k]} and {@code buildRows[k]} for {@code k <} the returned count, which is at most the
    * shorter array's length. Returns 0 when every pair of this batch has been handed out.
    */

@@ -11,6 +11,10 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.types.pojo.Field;
 
+import io.rowmatch.core.compare.ColumnKind;
+import io.rowmatch.core.compare.ColumnLayout;
+import io.rowmatch.core.compare.RawMemory;
+
 /**
  * The build side of a hash equi-join. Build batches of key columns go in with {@link #addBatch}; every build
  * row gets a dense build row id (0, 1, 2, ... across batches; the caller keeps the payload and maps ids back
@@ -61,6 +65,13 @@ public final class JoinTable implements AutoCloseable {
   /** After finish: build rows ordered by group; group g's rows are rowsByGroup[groupStart[g] .. groupStart[g+1]). */
   private ArrowInts rowsByGroup;
   private ArrowInts groupStart;
+  /**
+   * After {@link #orderRowsWithinKeys}: the band column, each group-layout index's band value (as rowsByGroup), and
+   * per group the end of its rows with a value (the rows whose value is null follow it).
+   */
+  private ValueVector bandColumn;
+  private ArrowInts bandValues;
+  private ArrowInts bandEnd;
   /** After finish: one byte per group, set when a probe row matched it. */
   private ArrowBuf matched;
   private int[] groupScratch = new int[0];
@@ -198,6 +209,94 @@ public final class JoinTable implements AutoCloseable {
     firstScratch = new int[0];
   }
 
+  /**
+   * Orders each key's build rows by {@code column} (one more column of the build rows, row r of it build row r; a
+   * 4-byte integral one: int, date), rows whose value is null last, so that {@link JoinProbe#narrowToBand} can keep
+   * a probe row's pairs to the run of its key's rows a comparison with its own value may pass: a join whose
+   * condition compares two such columns (TPC-DS q72's {@code inv_quantity_on_hand < cs_quantity}) then meets the
+   * pairs that pass instead of every pair with equal keys. Pairs then come in this order instead of build row order.
+   * Returns false, doing nothing, when every build key is unique (a probe row meets at most one build row). A second
+   * call with the same column does nothing.
+   *
+   * @throws IllegalArgumentException naming the column when it is not of a 4-byte integral type or holds fewer
+   *     values than the table has build rows
+   * @throws IllegalStateException when the table is not finished or was ordered by another column
+   */
+  public boolean orderRowsWithinKeys(ValueVector column) {
+    checkFinished();
+    if (uniqueKeys) {
+      return false;
+    }
+    if (bandColumn != null) {
+      if (bandColumn == column) {
+        return true;
+      }
+      throw new IllegalStateException("JoinTable '" + name + "' is already ordered by another band column");
+    }
+    String what = "band column " + (column == null ? "null" : column.getField()) + " of table '" + name + "'";
+    ColumnLayout band = ColumnLayout.of(column, what);
+    if (!band.allNull && band.kind != ColumnKind.FIXED4) {
+      throw new IllegalArgumentException(what + ": only a 4-byte integral column (int, date) orders a key's rows");
+    }
+    if (column.getValueCount() < buildRows) {
+      throw new IllegalArgumentException(what + " holds " + column.getValueCount() + " values for " + buildRows
+          + " build rows");
+    }
+    int groups = keys.groupCount();
+    ArrowInts values = null;
+    ArrowInts ends = null;
+    try {
+      values = new ArrowInts(allocator, Math.max(1, buildRows));
+      values.resize(buildRows);
+      values.fill(0);
+      ends = new ArrowInts(allocator, Math.max(1, groups));
+      ends.resize(groups);
+      int widest = 0;
+      for (int g = 0; g < groups; g++) {
+        widest = Math.max(widest, groupStart.get(g + 1) - groupStart.get(g));
+      }
+      // A group's rows with a value as (value << 32 | row): sorted as longs, by value, then row.
+      long[] sorted = new long[widest];
+      int[] nullRows = new int[widest];
+      for (int g = 0; g < groups; g++) {
+        int start = groupStart.get(g);
+        int end = groupStart.get(g + 1);
+        int valued = 0;
+        int nulls = 0;
+        for (int i = start; i < end; i++) {
+          int r = rowsByGroup.get(i);
+          if (band.allNull || !band.isValid(r)) {
+            nullRows[nulls++] = r;
+          } else {
+            sorted[valued++] = ((long) RawMemory.getInt(band.data + 4L * r) << 32) | (r & 0xFFFFFFFFL);
+          }
+        }
+        java.util.Arrays.sort(sorted, 0, valued);
+        for (int j = 0; j < valued; j++) {
+          rowsByGroup.set(start + j, (int) sorted[j]);
+          values.set(start + j, (int) (sorted[j] >> 32));
+        }
+        for (int j = 0; j < nulls; j++) {
+          rowsByGroup.set(start + valued + j, nullRows[j]);
+        }
+        ends.set(g, start + valued);
+      }
+    } catch (OutOfMemoryException e) {
+      if (values != null) {
+        values.close();
+      }
+      if (ends != null) {
+        ends.close();
+      }
+      brokenBy = "ran out of memory";
+      throw TableMemoryException.of("JoinTable", name, allocator, buildRows, "build rows", e);
+    }
+    bandColumn = column;
+    bandValues = values;
+    bandEnd = ends;
+    return true;
+  }
+
   /** A prober for this finished table; one per thread, reusable across probe batches. */
   public JoinProbe newProbe() {
     checkUsable();
@@ -285,6 +384,21 @@ public final class JoinTable implements AutoCloseable {
     return uniqueKeys ? index : rowsByGroup.get(index);
   }
 
+  /** Whether {@link #orderRowsWithinKeys} ordered the rows (then {@link #bandValue} and {@link #bandEnd} answer). */
+  boolean bandOrdered() {
+    return bandValues != null;
+  }
+
+  /** The band value of the row at group-layout index {@code index} (one with a value). */
+  int bandValue(int index) {
+    return bandValues.get(index);
+  }
+
+  /** The end of group g's rows with a band value: [groupStart(g), bandEnd(g)). */
+  int bandEnd(int group) {
+    return bandEnd.get(group);
+  }
+
   void markMatched(int group) {
     MemoryUtil.putByte(matched.memoryAddress() + group, (byte) 1);
   }
@@ -326,6 +440,10 @@ public final class JoinTable implements AutoCloseable {
     }
     if (rowsByGroup != null) {
       rowsByGroup.close();
+    }
+    if (bandValues != null) {
+      bandValues.close();
+      bandEnd.close();
     }
     if (groupStart != null) {
       groupStart.close();

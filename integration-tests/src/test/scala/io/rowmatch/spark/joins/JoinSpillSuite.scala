@@ -59,6 +59,17 @@ class JoinSpillSuite extends JoinQueryTest {
     }
   }
 
+  for (st <- Seq(ShuffledHash, SortMerge)) {
+    test(s"inner join, ${st.name}, comparing an int column of each side (a band): spills and answers as vanilla") {
+      val l = side(7, "l").selectExpr("*", "cast(lv % 1000 as int) as lq")
+      val r = side(3, "r").selectExpr("*", "case when rv % 9 = 0 then null else cast(rv % 1000 as int) end as rq")
+      checkJoin(st, extraConf = grant)(l.join(r, l("k") === r("k") && l("lq") <= r("rq"), "inner"))
+      assert(rowmatchJoins(lastJoin).exists(_.simpleString(300).contains("band=")), planText(lastJoin))
+      assert(joinSpills(lastJoin) > 0, s"no spill in\n${planText(lastJoin)}")
+      assert(SpillFile.openFiles() == 0, "a spill file was left behind")
+    }
+  }
+
   test("multi-column keys with a computed key (int to bigint) spill") {
     val l = side(7, "l").selectExpr("cast(k as int) as k", "lv % 5 as k2", "ls")
     val r = side(3, "r").selectExpr("k", "rv % 5 as k2", "rs")

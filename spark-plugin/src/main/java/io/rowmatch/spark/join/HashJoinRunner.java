@@ -7,6 +7,8 @@ import java.util.function.LongConsumer;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.spark.TaskContext;
 import org.apache.spark.broadcast.Broadcast;
@@ -55,6 +57,11 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
   private final boolean nullAwareNoRows;
   /** The whole build side has rows (a grace join's partition may be empty while the build side is not). */
   private final boolean buildNonEmpty;
+  /**
+   * An inner join's condition's comparison of a build column with a probe column (JoinBand), by which the build
+   * side's rows of each key are ordered: each probe row meets only the run of them it may pass; else null.
+   */
+  private final JoinBand band;
   /** The condition on Spark's row predicate, when the columnar kernels do not support it (else null). */
   private final BasePredicate condition;
   /** The condition on the columnar kernels over a chunk of matched pairs, when they support it. */
@@ -134,6 +141,31 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
     this.keyByIds = keyByIds(spec, probeKeys, condition, conditionInput);
     this.dictionaryProbe = keyByIds >= 0
         ? new DictionaryProbe(spec.probeSchema().fields()[keyByIds].dataType(), spec.timeZone) : null;
+    // A shared build (a broadcast's) is probed by several tasks at once: its rows stay in build order.
+    this.band = spec.kind == JoinSpec.Kind.INNER && !buildLivesWithTask
+        ? orderedBand(spec, build, condition, conditionInput) : null;
+  }
+
+  /** The condition's band with the build side's rows of each key ordered by it, or null (see {@link #band}). */
+  private static JoinBand orderedBand(JoinSpec spec, JoinBuildSide build, Expression condition,
+      List<Attribute> conditionInput) {
+    int bc = build.columns().size();
+    int pc = spec.probeSchema().fields().length;
+    if (condition == null || conditionInput.size() != bc + pc) {
+      return null;
+    }
+    int leftCount = spec.buildLeft ? bc : pc;
+    JoinBand band = JoinBand.find(condition, conditionInput.subList(0, leftCount),
+        conditionInput.subList(leftCount, conditionInput.size()), spec.buildLeft);
+    if (band == null || !plainInts(build.columns().get(band.buildColumn()))) {
+      return null;
+    }
+    return build.table().orderRowsWithinKeys(build.columns().get(band.buildColumn())) ? band : null;
+  }
+
+  /** Int and date columns as Arrow lays them out (the band's values are read from their buffers). */
+  private static boolean plainInts(ValueVector v) {
+    return v instanceof IntVector || v instanceof DateDayVector;
   }
 
   /**
@@ -502,6 +534,9 @@ public final class HashJoinRunner implements Iterator<ColumnarBatch>, AutoClosea
       }
       keyVectors = probeKeys.of(probeVectors, b);
       probe.lookup(keyVectors, n);
+    }
+    if (band != null && plainInts(probeVectors[band.probeColumn()])) {
+      probe.narrowToBand(probeVectors[band.probeColumn()], band.op());
     }
     if (trackProbe) {
       if (probePassed.length < n) {

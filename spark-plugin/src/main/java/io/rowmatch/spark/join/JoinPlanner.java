@@ -245,6 +245,20 @@ public final class JoinPlanner {
     return child instanceof SortExec s && !s.global() ? s.child() : child;
   }
 
+  /**
+   * Whether the join's condition compares an int or date column of one side with one of the other ({@link JoinBand}),
+   * by which a Rowmatch join of it meets only the pairs in that band.
+   */
+  public static boolean hasBand(SortMergeJoinExec smj) {
+    return smj.condition().isDefined() && band(smj.condition().get(), smj.left().output(), smj.right().output()) != null;
+  }
+
+  /** The conjunct of an (inner, not broadcast) join's condition its band is ({@link JoinBand}), or null. */
+  public static Expression band(Expression condition, Seq<Attribute> left, Seq<Attribute> right) {
+    JoinBand band = JoinBand.find(condition, CollectionConverters.asJava(left), CollectionConverters.asJava(right), true);
+    return band == null ? null : band.conjunct();
+  }
+
   /** The optimizer's Join this physical join was planned from (its statistics, its sides' distinct keys), or null. */
   public static Join logicalJoin(SparkPlan join) {
     Option<LogicalPlan> link = join.logicalLink();

@@ -11,6 +11,7 @@ import org.apache.spark.sql.catalyst.expressions.ExpressionSet;
 import org.apache.spark.sql.catalyst.expressions.ExpressionSet$;
 import org.apache.spark.sql.catalyst.optimizer.BuildLeft$;
 import org.apache.spark.sql.catalyst.plans.ExistenceJoin;
+import org.apache.spark.sql.catalyst.plans.Inner$;
 import org.apache.spark.sql.catalyst.plans.JoinType;
 import org.apache.spark.sql.catalyst.plans.LeftAnti$;
 import org.apache.spark.sql.catalyst.plans.LeftSemi$;
@@ -82,7 +83,8 @@ final class PlacementPolicy {
    *   <li>a sort-merge join (inner or outer: its output is the pairs) with a condition besides its keys, unless one
    *       side holds each key once (Spark's distinct keys: an aggregate grouped by them) or
    *       {@code spark.rowmatch.placement.conditionalSortMergeJoin} (TPC-DS q72 ran 0.20x when its pairs per key
-   *       were tested on row views; see the setting);
+   *       were tested on row views; see the setting), or an inner one comparing an int or date column of each side
+   *       ({@code JoinBand}: the comparison picks each probe row's pairs);
    *   <li>a broadcast hash join streaming the rows of a join that stays vanilla (through filters, projections and
    *       other such broadcast joins): Spark generates one loop for that join and the broadcast joins above it,
    *       and turning the join's output (its pairs, wide) into Arrow costs about what our broadcast joins save.
@@ -131,6 +133,11 @@ final class PlacementPolicy {
     // One side holds each key once (an aggregate grouped by the join keys: TPC-H q20, TPC-DS q1, q30, q81, q92's
     // correlated aggregates): each row of the other side meets at most one row, so there is no pair blow-up.
     if (keysDistinctOnOneSide(smj)) {
+      return null;
+    }
+    // An inner join comparing an int or date column of each side (TPC-DS q72): each probe row meets only the run of
+    // its key's build rows the comparison holds for, not every pair.
+    if (type == Inner$.MODULE$ && JoinPlanner.hasBand(smj)) {
       return null;
     }
     return "placement: a sort-merge " + type.sql().toLowerCase(java.util.Locale.ROOT) + " join with the condition "

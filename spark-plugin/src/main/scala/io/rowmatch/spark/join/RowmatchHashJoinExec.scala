@@ -7,7 +7,7 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.optimizer.BuildSide
-import org.apache.spark.sql.catalyst.plans.JoinType
+import org.apache.spark.sql.catalyst.plans.{Inner, JoinType}
 import org.apache.spark.sql.catalyst.plans.physical.{Distribution, Partitioning, PartitioningCollection, UnknownPartitioning}
 import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, ShuffledHashJoinExec}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -166,6 +166,10 @@ case class RowmatchHashJoinExec(
       condition.map { c =>
         s", condition=$c" + (if (conditionRowReason.isEmpty) " (columnar)" else " (rows)")
       }.getOrElse("") +
+      // Each probe row meets only its key's build rows in this comparison's band (HashJoinRunner, JoinBand).
+      (if (joinType != Inner || broadcast) ""
+      else Option(JoinPlanner.band(condition.orNull, left.output, right.output)).map(b => s", band=${b.sql}")
+        .getOrElse("")) +
       (if (spec.outputColumns == null) "" else s", output=${output.map(_.name).mkString("[", ", ", "]")}") +
       s", replaces=$replaced)"
 
