@@ -4,7 +4,6 @@ import java.util.List;
 
 import org.apache.arrow.vector.ValueVector;
 
-import io.rowmatch.core.compare.ColumnKind;
 import io.rowmatch.core.compare.ColumnLayout;
 import io.rowmatch.core.compare.RawMemory;
 
@@ -174,15 +173,7 @@ public final class JoinProbe {
     if (!table.bandOrdered()) {
       throw new IllegalStateException("JoinTable '" + table.name() + "' was not ordered by a band column");
     }
-    String what = "band column " + (column == null ? "null" : column.getField()) + " (probe)";
-    ColumnLayout values = ColumnLayout.of(column, what);
-    if (!values.allNull && values.kind != ColumnKind.FIXED4) {
-      throw new IllegalArgumentException(what + ": only a 4-byte integral column (int, date) is compared");
-    }
-    if (column.getValueCount() < rowCount) {
-      throw new IllegalArgumentException(what + " holds " + column.getValueCount() + " values for " + rowCount
-          + " probe rows");
-    }
+    ColumnLayout values = JoinTable.bandLayout(column, "(probe)", rowCount, "probe rows");
     for (int i = 0; i < rowCount; i++) {
       int g = groupOf[i];
       if (g < 0) {

@@ -233,15 +233,7 @@ public final class JoinTable implements AutoCloseable {
       }
       throw new IllegalStateException("JoinTable '" + name + "' is already ordered by another band column");
     }
-    String what = "band column " + (column == null ? "null" : column.getField()) + " of table '" + name + "'";
-    ColumnLayout band = ColumnLayout.of(column, what);
-    if (!band.allNull && band.kind != ColumnKind.FIXED4) {
-      throw new IllegalArgumentException(what + ": only a 4-byte integral column (int, date) orders a key's rows");
-    }
-    if (column.getValueCount() < buildRows) {
-      throw new IllegalArgumentException(what + " holds " + column.getValueCount() + " values for " + buildRows
-          + " build rows");
-    }
+    ColumnLayout band = bandLayout(column, "of table '" + name + "'", buildRows, "build rows");
     int groups = keys.groupCount();
     ArrowInts values = null;
     ArrowInts ends = null;
@@ -382,6 +374,22 @@ public final class JoinTable implements AutoCloseable {
 
   int rowByGroupIndex(int index) {
     return uniqueKeys ? index : rowsByGroup.get(index);
+  }
+
+  /**
+   * A band column's layout (one side's values compared with the other's): 4-byte integral (int, date) and holding at
+   * least {@code rows} values, else IllegalArgumentException naming it ({@code side}) and the rows ({@code what}).
+   */
+  static ColumnLayout bandLayout(ValueVector column, String side, int rows, String what) {
+    String name = "band column " + (column == null ? "null" : column.getField()) + " " + side;
+    ColumnLayout layout = ColumnLayout.of(column, name);
+    if (!layout.allNull && layout.kind != ColumnKind.FIXED4) {
+      throw new IllegalArgumentException(name + ": only a 4-byte integral column (int, date) is a band");
+    }
+    if (column.getValueCount() < rows) {
+      throw new IllegalArgumentException(name + " holds " + column.getValueCount() + " values for " + rows + " " + what);
+    }
+    return layout;
   }
 
   /** Whether {@link #orderRowsWithinKeys} ordered the rows (then {@link #bandValue} and {@link #bandEnd} answer). */
