@@ -182,6 +182,58 @@ class JoinTableTest extends AllocatorTest {
     }
   }
 
+  /**
+   * An int key table larger than a core's cache (40K distinct keys spread over the int range, so no direct index)
+   * probed in the passes 8-byte keys take, against a map of the build rows per key: negative keys, absent keys,
+   * nulls, batch sizes around a word's 64 rows.
+   */
+  @Test
+  void largeIntKeyTableFindsEveryRowOfItsKey() {
+    Random rnd = new Random(41);
+    int buildN = 60_000;
+    Integer[] build = new Integer[buildN];
+    java.util.Map<Integer, List<Integer>> rowsOf = new java.util.HashMap<>();
+    for (int r = 0; r < buildN; r++) {
+      build[r] = r % 50 == 0 ? null : (rnd.nextInt(40_000) - 20_000) * 104_729;
+      if (build[r] != null) {
+        rowsOf.computeIfAbsent(build[r], k -> new ArrayList<>()).add(r);
+      }
+    }
+    try (JoinTable t = new JoinTable(allocator, List.of(new Field("k", org.apache.arrow.vector.types.pojo.FieldType
+        .nullable(new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true)), null)), new boolean[] {false},
+        new boolean[] {false}, "large int keys"); IntVector b = ints(allocator, build)) {
+      t.addBatch(List.of(b), buildN);
+      t.finish();
+      assertTrue(t.slotCapacity() > 1 << 15, "a table larger than the cached size: " + t.slotCapacity());
+      JoinProbe probe = t.newProbe();
+      for (int n : new int[] {1, 63, 64, 65, 4096}) {
+        Integer[] keys = new Integer[n];
+        for (int i = 0; i < n; i++) {
+          keys[i] = i % 7 == 3 ? null : rnd.nextBoolean() ? build[rnd.nextInt(buildN)] : Integer.valueOf(rnd.nextInt());
+        }
+        try (IntVector p = ints(allocator, keys)) {
+          probe.lookup(List.of(p), n);
+          int[] pr = new int[100];
+          int[] br = new int[100];
+          List<List<Integer>> got = new ArrayList<>();
+          for (int i = 0; i < n; i++) {
+            got.add(new ArrayList<>());
+          }
+          for (int m = probe.nextPairs(pr, br); m > 0; m = probe.nextPairs(pr, br)) {
+            for (int k = 0; k < m; k++) {
+              got.get(pr[k]).add(br[k]);
+            }
+          }
+          for (int i = 0; i < n; i++) {
+            List<Integer> expected = keys[i] == null ? List.of() : rowsOf.getOrDefault(keys[i], List.of());
+            assertEquals(expected, got.get(i), "probe row " + i + " of " + n + ", key " + keys[i]);
+            assertEquals(!expected.isEmpty(), probe.hasMatch(i));
+          }
+        }
+      }
+    }
+  }
+
   @Test
   void everyJoinTypeMatchesNestedLoopsForEveryKeyType() {
     long seed = 500;
