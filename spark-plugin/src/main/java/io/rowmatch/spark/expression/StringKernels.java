@@ -490,7 +490,10 @@ final class StringKernels {
     return new SubstringKernel(e, p.child(s.str()), p.child(s.pos()), p.child(s.len()));
   }
 
-  /** Spark's UTF8String.substringSQL on each value (over our bytes, no decode). */
+  /**
+   * Spark's UTF8String.substringSQL on each value, as a slice of it: the output shares the input's bytes (no copy,
+   * no UTF8String per value), and a positive or zero position walks only the characters before the slice's end.
+   */
   static final class SubstringKernel extends Kernel {
     final Kernel str;
     final Kernel pos;
@@ -511,29 +514,62 @@ final class StringKernels {
       int n = in.rows;
       Vec out = in.allocate(type, n);
       out.valid = Vec.andValid(Vec.andValid(s.valid, p.valid), l.valid);
-      UTF8String[] parts = new UTF8String[n];
-      long total = 0;
+      out.data = s.data != null ? s.data : new byte[0];
       for (int i = 0; i < n; i++) {
         if (out.isValid(i)) {
-          UTF8String v = UTF8String.fromAddress(s.data, Platform.BYTE_ARRAY_OFFSET + s.starts[i], s.lens[i]);
-          parts[i] = v.substringSQL((int) p.longs[i], (int) l.longs[i]);
-          total += parts[i].numBytes();
+          long slice = slice(s.data, s.starts[i], s.lens[i], (int) p.longs[i], (int) l.longs[i]);
+          out.starts[i] = s.starts[i] + (int) (slice >>> 32);
+          out.lens[i] = (int) slice;
+        } else {
+          out.starts[i] = 0;
+          out.lens[i] = 0;
         }
       }
-      byte[] data = new byte[Math.toIntExact(total)];
-      int at = 0;
-      for (int i = 0; i < n; i++) {
-        out.starts[i] = at;
-        if (parts[i] != null) {
-          int b = parts[i].numBytes();
-          parts[i].writeToMemory(data, Platform.BYTE_ARRAY_OFFSET + at);
-          out.lens[i] = b;
-          at += b;
-        }
-      }
-      out.data = data;
       return out;
     }
+  }
+
+  /**
+   * UTF8String.substringSQL(pos, length) of the value {@code data[at, at + n)} as its slice: the byte offset in the
+   * high word, the byte length in the low one. A character's width is Spark's (numBytesForFirstByte); where a last
+   * malformed character claims bytes past the value, the slice ends at the value's end (Spark would copy the bytes
+   * after it).
+   */
+  static long slice(byte[] data, int at, int n, int pos, int length) {
+    int start = pos > 0 ? pos - 1 : pos < 0 ? numChars(data, at, n) + pos : 0;
+    long until = (long) start + length;
+    int end = until > Integer.MAX_VALUE ? Integer.MAX_VALUE : until < Integer.MIN_VALUE ? Integer.MIN_VALUE
+        : (int) until;
+    start = Math.max(start, 0);
+    if (start >= end || start >= n) {
+      return 0;
+    }
+    int i = 0;
+    int c = 0;
+    while (i < n && c < start) {
+      i += width(data[at + i]);
+      c++;
+    }
+    int from = i;
+    while (i < n && c < end) {
+      i += width(data[at + i]);
+      c++;
+    }
+    int to = Math.min(i, n);
+    return to > from ? (long) from << 32 | (to - from) : 0;
+  }
+
+  private static int numChars(byte[] data, int at, int n) {
+    int chars = 0;
+    for (int i = 0; i < n; i += width(data[at + i])) {
+      chars++;
+    }
+    return chars;
+  }
+
+  /** The bytes of the character starting with b, as Spark counts them (ASCII without the table lookup). */
+  private static int width(byte b) {
+    return b >= 0 ? 1 : UTF8String.numBytesForFirstByte(b);
   }
 
   // ---- concat ----

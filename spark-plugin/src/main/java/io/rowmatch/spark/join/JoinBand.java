@@ -1,9 +1,7 @@
 package io.rowmatch.spark.join;
 
-import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.BinaryComparison;
 import org.apache.spark.sql.catalyst.expressions.Expression;
@@ -38,7 +36,7 @@ record JoinBand(int buildColumn, int probeColumn, JoinProbe.Band op, Expression 
     if (condition == null) {
       return null;
     }
-    for (Expression c : conjuncts(condition, new ArrayList<>())) {
+    for (Expression c : Conjuncts.of(condition)) {
       if (!(c instanceof BinaryComparison cmp) || !(cmp.left() instanceof Attribute a)
           || !(cmp.right() instanceof Attribute b) || !comparable(a.dataType()) || !a.dataType().sameType(
           b.dataType())) {
@@ -88,15 +86,5 @@ record JoinBand(int buildColumn, int probeColumn, JoinProbe.Band op, Expression 
       }
     }
     return -1;
-  }
-
-  private static List<Expression> conjuncts(Expression e, List<Expression> out) {
-    if (e instanceof And and) {
-      conjuncts(and.left(), out);
-      conjuncts(and.right(), out);
-    } else {
-      out.add(e);
-    }
-    return out;
   }
 }

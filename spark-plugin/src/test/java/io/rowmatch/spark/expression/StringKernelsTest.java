@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Concat;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.Substring;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -86,5 +87,43 @@ class StringKernelsTest extends AllocatorTest {
         SparkDifferential.check(allocator, e, types, rows, "UTC");
       }
     }
+  }
+
+  /**
+   * substring as Spark evaluates it: positions and lengths from columns (the int extremes, random, null) and from
+   * literals around the value's length (0, negative, past the end), over nulls, empty, multibyte and long strings.
+   */
+  @Test
+  void substringEqualsSparks() {
+    Random rnd = new Random(67);
+    DataType s = DataTypes.StringType;
+    DataType i = DataTypes.IntegerType;
+    DataType[] types = {s, i, i};
+    Expression str = new BoundReference(0, s, true);
+    java.util.List<Expression> exprs = new java.util.ArrayList<>();
+    exprs.add(new Substring(str, new BoundReference(1, i, true), new BoundReference(2, i, true)));
+    int[] small = {Integer.MIN_VALUE, -80, -5, -2, -1, 0, 1, 2, 3, 7, 30, 71, Integer.MAX_VALUE};
+    for (int pos : small) {
+      for (int len : small) {
+        exprs.add(new Substring(str, Literal.create(pos, i), Literal.create(len, i)));
+      }
+    }
+    for (int round = 0; round < 12; round++) {
+      int n = SparkDifferential.SIZES[round % SparkDifferential.SIZES.length];
+      Object[][] rows = SparkDifferential.rows(rnd, n, types);
+      for (Expression e : exprs) {
+        SparkDifferential.check(allocator, e, types, rows, "UTC");
+      }
+    }
+  }
+
+  /** Malformed UTF-8 (a lead byte claiming bytes past the value): the slice stays inside the value. */
+  @Test
+  void substringOfMalformedValuesStaysInside() {
+    byte[] data = {'a', (byte) 0xF0, 'b', 'c', 'd', 'e'}; // value [0, 3): 'a', then a 4-byte lead with one byte after it
+    assertEquals(3L, StringKernels.slice(data, 0, 3, 1, 5)); // Spark would copy 'c', 'd' from past the value
+    assertEquals(1L << 32 | 2, StringKernels.slice(data, 0, 3, 2, 1));
+    assertEquals(0L, StringKernels.slice(data, 0, 3, 3, 1));
+    assertEquals(1L << 32 | 2, StringKernels.slice(data, 0, 3, -1, 1)); // 2 characters: -1 is the second
   }
 }
