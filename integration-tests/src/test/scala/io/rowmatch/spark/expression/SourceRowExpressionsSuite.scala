@@ -6,7 +6,8 @@ import io.rowmatch.spark.{RowmatchQueryTest, SuiteDirectory}
 
 /**
  * An expression of one broadcast-join build column passed on deferred (comparisons, IN, null tests, logic, string
- * prefix/suffix/contains over the column and literals) is decided once per build row and each row takes its build
+ * prefix/suffix/contains, substring, concat, length, year and the conditionals over the column and literals) is
+ * decided once per build row and each row takes its build
  * row's answer (SourceRowKernel): answers equal vanilla Spark's for strings (null, empty, multibyte, longer than a
  * word), ints, doubles (NaN, -0.0), decimals, dates and booleans, in projections under an aggregate (TPC-DS's
  * `sum(CASE WHEN d_day_name = 'Sunday' THEN ...)`), in a projection's output, after a chain of two broadcast joins
@@ -72,6 +73,13 @@ class SourceRowExpressionsSuite extends RowmatchQueryTest with SuiteDirectory {
     "a CASE with two columns: the one-column conditions" ->
       ("select /*+ BROADCAST(d) */ f.v, case when d.code = 1 then f.v when d.name = 'Sunday' then -f.v " +
         "else d.code end as z from f join d on f.fk = d.k"),
+    "value functions of one column: substring, concat, length, year, COALESCE (TPC-DS q99's substr)" ->
+      ("select /*+ BROADCAST(d) */ substr(d.name, 1, 3) as s3, substr(d.name, -2, 5) as sn, " +
+        "concat(d.name, '-', d.name) as c, length(d.name) as l, year(d.dt) as y, coalesce(d.name, 'none') as co, " +
+        "count(*) as n, sum(f.amount) as a from f join d on f.fk = d.k group by 1, 2, 3, 4, 5, 6"),
+    "IF and CASE of one column, and their branches" ->
+      ("select /*+ BROADCAST(d) */ f.v, if(d.name = 'Sunday', 'S', substr(d.name, 2, 2)) as i, " +
+        "case when d.code > 2 then d.code when d.code is null then -1 end as c from f join d on f.fk = d.k"),
     "an outer join (batches with padded rows row by row, the others by build row)" ->
       "select /*+ BROADCAST(d) */ f.v, d.name = 'Sunday' as t, d.code in (1, 2) as c from f left join d on f.fk = d.k")
 

@@ -8,6 +8,9 @@ import java.util.Map;
 import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
+import org.apache.spark.sql.catalyst.expressions.CaseWhen;
+import org.apache.spark.sql.catalyst.expressions.Coalesce;
+import org.apache.spark.sql.catalyst.expressions.Concat;
 import org.apache.spark.sql.catalyst.expressions.Contains;
 import org.apache.spark.sql.catalyst.expressions.EndsWith;
 import org.apache.spark.sql.catalyst.expressions.EqualNullSafe;
@@ -15,16 +18,20 @@ import org.apache.spark.sql.catalyst.expressions.EqualTo;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.GreaterThan;
 import org.apache.spark.sql.catalyst.expressions.GreaterThanOrEqual;
+import org.apache.spark.sql.catalyst.expressions.If;
 import org.apache.spark.sql.catalyst.expressions.In;
 import org.apache.spark.sql.catalyst.expressions.InSet;
 import org.apache.spark.sql.catalyst.expressions.IsNotNull;
 import org.apache.spark.sql.catalyst.expressions.IsNull;
+import org.apache.spark.sql.catalyst.expressions.Length;
 import org.apache.spark.sql.catalyst.expressions.LessThan;
 import org.apache.spark.sql.catalyst.expressions.LessThanOrEqual;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.Not;
 import org.apache.spark.sql.catalyst.expressions.Or;
 import org.apache.spark.sql.catalyst.expressions.StartsWith;
+import org.apache.spark.sql.catalyst.expressions.Substring;
+import org.apache.spark.sql.catalyst.expressions.Year;
 import scala.jdk.javaapi.CollectionConverters;
 
 import io.rowmatch.spark.arrow.SparkColumnMemory;
@@ -36,8 +43,9 @@ import io.rowmatch.spark.arrow.SparkColumnMemory;
  * dictionary is shared by all its batches, so the entries are evaluated once per chunk; a row costs one id load and
  * one table load per column, where the row-wise kernels decode the id, then compare (each conjunct again).
  *
- * <p>Only conjuncts whose every node is a comparison, IN, null test, logic or string-prefix/suffix/contains test
- * over the column and literals qualify: they raise no error and depend on the value alone, so evaluating them on
+ * <p>Only conjuncts whose every node is a comparison, IN, null test, logic, string-prefix/suffix/contains test or
+ * error-free value function (substring, concat, length, year, If/CASE/COALESCE) over the column and literals qualify:
+ * they raise no error and depend on the value alone, so evaluating them on
  * entries no active row holds changes nothing Spark would see. For the same reason the conjuncts over one column
  * are decided together, in one pass over the rows, at the first of them ({@link #grouped}; TPC-H q6 has eight
  * conjuncts over three columns): deciding a later one early only shrinks the rows the conjuncts between are
@@ -180,6 +188,15 @@ final class DictionaryConjunct {
     return collect(e, input, new int[] {-1}, false);
   }
 
+  /**
+   * Value functions that raise no error and depend on their inputs' values alone: substrings, string concatenation
+   * and length, a date's year, and the conditionals (If, CASE, COALESCE) whose parts qualify in turn.
+   */
+  private static boolean valueOfOneValue(Expression e) {
+    return e instanceof Substring || e instanceof Concat || e instanceof Length || e instanceof Year
+        || e instanceof If || e instanceof CaseWhen || e instanceof Coalesce;
+  }
+
   private static boolean collect(Expression e, List<Attribute> input, int[] found, boolean oneColumn) {
     int ordinal = -1;
     if (e instanceof BoundReference b) {
@@ -197,7 +214,7 @@ final class DictionaryConjunct {
         || e instanceof IsNull || e instanceof IsNotNull || e instanceof EqualTo || e instanceof EqualNullSafe
         || e instanceof LessThan || e instanceof LessThanOrEqual || e instanceof GreaterThan
         || e instanceof GreaterThanOrEqual || e instanceof In || e instanceof InSet || e instanceof StartsWith
-        || e instanceof EndsWith || e instanceof Contains)) {
+        || e instanceof EndsWith || e instanceof Contains || valueOfOneValue(e))) {
       return false;
     }
     if (ordinal >= 0) {

@@ -7,7 +7,8 @@ import org.apache.spark.sql.catalyst.expressions.Expression;
 
 /**
  * An expression of one column that can raise no error (the kinds {@link DictionaryConjunct} decides per entry:
- * comparisons, IN, null tests, logic, string prefix/suffix/contains tests over the column and literals), evaluated
+ * comparisons, IN, null tests, logic, string prefix/suffix/contains tests, substring, concat, length, year and the
+ * conditionals over the column and literals), evaluated
  * once per row of the column's source where the column is deferred (a broadcast join's build column, passed on as
  * row numbers into the build side): each batch's rows then take their source row's answer, one load each. The build
  * side is fixed for the task, so the answers hold for every later batch. TPC-DS's `sum(CASE WHEN d_day_name =

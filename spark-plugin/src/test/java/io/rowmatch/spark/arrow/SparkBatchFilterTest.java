@@ -379,7 +379,16 @@ class SparkBatchFilterTest extends AllocatorTest {
             lit(UTF8String.fromString("a value"), DataTypes.StringType)),
         c -> new org.apache.spark.sql.catalyst.expressions.Contains(c.apply(3),
             lit(UTF8String.fromString("AIR"), DataTypes.StringType)),
-        c -> new EqualTo(c.apply(3), lit(UTF8String.fromString(""), DataTypes.StringType)));
+        c -> new EqualTo(c.apply(3), lit(UTF8String.fromString(""), DataTypes.StringType)),
+        // error-free value functions of the column: substring, length, COALESCE, CASE
+        c -> new EqualTo(new org.apache.spark.sql.catalyst.expressions.Substring(c.apply(3),
+            lit(3, DataTypes.IntegerType), lit(4, DataTypes.IntegerType)),
+            lit(UTF8String.fromString("alue"), DataTypes.StringType)),
+        c -> new GreaterThan(new org.apache.spark.sql.catalyst.expressions.Length(c.apply(3)),
+            lit(7, DataTypes.IntegerType)),
+        c -> new EqualTo(new org.apache.spark.sql.catalyst.expressions.Coalesce(
+            CollectionConverters.asScala(List.<Expression>of(c.apply(0), lit(-1, DataTypes.IntegerType))).toSeq()),
+            lit(-1, DataTypes.IntegerType)));
     List<Function<Function<Integer, Expression>, Expression>> rowByRow = List.of(
         c -> new Or(new LessThan(c.apply(0), lit(0, DataTypes.IntegerType)),
             new GreaterThan(c.apply(2), lit(0.0, DataTypes.DoubleType))),
