@@ -65,9 +65,16 @@ public final class AggregateSpec implements Serializable {
    * when the kernels evaluate it (or there is none: the output is a pick).
    */
   public String projectionRowReason() {
-    return outputPick != null ? null
-        : io.rowmatch.spark.expression.ColumnarExpressions.unsupported(projectionSeq(), intermediateSeq());
+    if (!rowReasonKnown) { // computed once: EXPLAIN strings ask at every AQE plan update
+      rowReason = outputPick != null ? null
+          : io.rowmatch.spark.expression.ColumnarExpressions.unsupported(projectionSeq(), intermediateSeq());
+      rowReasonKnown = true;
+    }
+    return rowReason;
   }
+
+  private transient String rowReason;
+  private transient boolean rowReasonKnown;
 
   public AggregateSpec(int[] keyOrdinals, boolean[] keyNormalize, List<FunctionSpec> functions,
       boolean finalResults, int[] outputPick, List<NamedExpression> projection,

@@ -299,9 +299,30 @@ public final class RowmatchConf implements Serializable {
     return from(SQLConf.get());
   }
 
+  /**
+   * The settings of {@code conf}; parsed again only when one of them (or the session time zone) changed since the
+   * last call for the same conf: the planner rules ask at every AQE re-optimization, and parsing a size setting
+   * costs a regular expression.
+   */
   public static RowmatchConf from(SQLConf conf) {
-    return new RowmatchConf(conf);
+    String[] raw = new String[ENTRIES.size() + 1];
+    for (int i = 0; i < ENTRIES.size(); i++) {
+      raw[i] = conf.getConfString(ENTRIES.get(i).key(), null);
+    }
+    raw[ENTRIES.size()] = conf.sessionLocalTimeZone();
+    Parsed last = lastParsed;
+    if (last != null && last.conf == conf && java.util.Arrays.equals(last.raw, raw)) {
+      return last.settings;
+    }
+    RowmatchConf settings = new RowmatchConf(conf);
+    lastParsed = new Parsed(conf, raw, settings);
+    return settings;
   }
+
+  private record Parsed(SQLConf conf, String[] raw, RowmatchConf settings) {
+  }
+
+  private static volatile Parsed lastParsed;
 
   /**
    * Spark validates a registered setting where it is set; a value that reached the conf another way (a

@@ -27,7 +27,9 @@ case class RowmatchFilterExec(condition: Expression, child: SparkPlan, settings:
 
   override def nodeName: String = "RowmatchFilter"
 
-  override def output: Seq[Attribute] = FilterExec(condition, child).output
+  // Spark's Filter output (attributes the condition proves not null become non-nullable); asked for often while
+  // planning, so made once.
+  @transient override lazy val output: Seq[Attribute] = FilterExec(condition, child).output
 
   override def outputPartitioning: Partitioning = child.outputPartitioning
 

@@ -2,6 +2,7 @@ package io.rowmatch.spark.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,6 +25,26 @@ class RowmatchConfTest {
     assertFalse(c.skipPartialEnabled());
     assertEquals(262_144L, c.skipPartialMinRows());
     assertEquals(0.8, c.skipPartialRatio());
+  }
+
+  /** The settings are parsed once per conf and kept until one of them or the session time zone changes. */
+  @Test
+  void parsedAgainOnlyWhenASettingChanges() {
+    SQLConf sql = new SQLConf();
+    RowmatchConf first = RowmatchConf.from(sql);
+    assertSame(first, RowmatchConf.from(sql));
+    sql.setConfString(RowmatchConf.BATCH_SIZE, "100");
+    RowmatchConf changed = RowmatchConf.from(sql);
+    assertEquals(100, changed.batchSize());
+    assertSame(changed, RowmatchConf.from(sql));
+    sql.setConfString(SQLConf.SESSION_LOCAL_TIMEZONE().key(), "Asia/Kolkata");
+    assertEquals("Asia/Kolkata", RowmatchConf.from(sql).sessionTimeZone());
+    sql.unsetConf(RowmatchConf.BATCH_SIZE);
+    assertEquals(8192, RowmatchConf.from(sql).batchSize());
+    SQLConf other = new SQLConf();
+    other.setConfString(RowmatchConf.BATCH_SIZE, "7");
+    assertEquals(7, RowmatchConf.from(other).batchSize());
+    assertEquals(8192, RowmatchConf.from(sql).batchSize());
   }
 
   @Test
