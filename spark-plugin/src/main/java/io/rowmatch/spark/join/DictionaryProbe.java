@@ -155,43 +155,30 @@ public final class DictionaryProbe {
     }
   }
 
-  /**
-   * rowIds[i] = row i's dictionary id, or the null row's id: one branch-free loop per case (rows in order or
-   * picked, nulls or none), so the JIT vectorizes those over rows in order.
-   */
+  /** rowIds[i] = row i's dictionary id, or the null row's id; branch-free loops the JIT vectorizes. */
   private void readIds(SparkColumnMemory.DictionaryIds d, int[] sourceRows, int rows, String column) {
     int[] ids = d.ids();
     byte[] nulls = d.nulls();
     int nullId = d.size();
     int[] out = rowIds;
-    int bad = 0;
-    // A null row's id is whatever the reader left there; mask: -1 where the null byte is set, else 0.
-    if (nulls == null && sourceRows == null) {
-      for (int i = 0; i < rows; i++) {
-        int id = ids[i];
-        out[i] = id;
-        bad |= id | (nullId - id);
-      }
-    } else if (nulls == null) {
-      for (int i = 0; i < rows; i++) {
-        int id = ids[sourceRows[i]];
-        out[i] = id;
-        bad |= id | (nullId - id);
-      }
-    } else if (sourceRows == null) {
-      for (int i = 0; i < rows; i++) {
-        int b = nulls[i];
-        int mask = (b | -b) >> 31;
-        int id = (ids[i] & ~mask) | (nullId & mask);
-        out[i] = id;
-        bad |= id | (nullId - id);
-      }
+    if (sourceRows == null) {
+      System.arraycopy(ids, 0, out, 0, rows);
     } else {
       for (int i = 0; i < rows; i++) {
-        int r = sourceRows[i];
-        int b = nulls[r];
+        out[i] = ids[sourceRows[i]];
+      }
+    }
+    int bad = 0;
+    if (nulls == null) {
+      for (int i = 0; i < rows; i++) {
+        bad |= out[i] | (nullId - out[i]);
+      }
+    } else {
+      // A null row's id is whatever the reader left there; mask: -1 where the null byte is set, else 0.
+      for (int i = 0; i < rows; i++) {
+        int b = nulls[sourceRows == null ? i : sourceRows[i]];
         int mask = (b | -b) >> 31;
-        int id = (ids[r] & ~mask) | (nullId & mask);
+        int id = (out[i] & ~mask) | (nullId & mask);
         out[i] = id;
         bad |= id | (nullId - id);
       }
