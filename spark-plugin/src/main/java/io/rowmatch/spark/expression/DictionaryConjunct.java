@@ -45,8 +45,8 @@ import io.rowmatch.spark.arrow.SparkColumnMemory;
  *
  * <p>Only conjuncts whose every node is a comparison, IN, null test, logic, string-prefix/suffix/contains test or
  * error-free value function (substring, concat, length, year, If/CASE/COALESCE) over the column and literals qualify:
- * they raise no error and depend on the value alone, so evaluating them on
- * entries no active row holds changes nothing Spark would see. For the same reason the conjuncts over one column
+ * they raise no error and depend on the value alone, so evaluating them on entries no active row holds changes
+ * nothing Spark would see. For the same reason the conjuncts over one column
  * are decided together, in one pass over the rows, at the first of them ({@link #grouped}; TPC-H q6 has eight
  * conjuncts over three columns): deciding a later one early only shrinks the rows the conjuncts between are
  * evaluated on, which matters where one of those may raise an error, so such a conjunct ends the groups before it.

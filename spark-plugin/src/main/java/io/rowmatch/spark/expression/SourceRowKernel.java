@@ -8,12 +8,12 @@ import org.apache.spark.sql.catalyst.expressions.Expression;
 /**
  * An expression of one column that can raise no error (the kinds {@link DictionaryConjunct} decides per entry:
  * comparisons, IN, null tests, logic, string prefix/suffix/contains tests, substring, concat, length, year and the
- * conditionals over the column and literals), evaluated
- * once per row of the column's source where the column is deferred (a broadcast join's build column, passed on as
- * row numbers into the build side): each batch's rows then take their source row's answer, one load each. The build
- * side is fixed for the task, so the answers hold for every later batch. TPC-DS's `sum(CASE WHEN d_day_name =
- * 'Sunday' THEN ss_sales_price END)`, seven of them over every store_sales row, read and compared a date's name per
- * row; now each of date_dim's rows is compared once.
+ * conditionals over the column and literals), evaluated once per row of the column's source where the column is
+ * deferred (a broadcast join's build column, passed on as row numbers into the build side): each batch's rows then
+ * take their source row's answer, one load each. The build side is fixed for the task, so the answers hold for every
+ * later batch. TPC-DS's `sum(CASE WHEN d_day_name = 'Sunday' THEN ss_sales_price END)`, seven of them over every
+ * store_sales row, read and compared a date's name per row; now each of date_dim's rows is compared once (and q99's
+ * `substr(w_warehouse_name, 1, 20)` is cut once per warehouse).
  *
  * <p>Deciding every source row pays once the rows seen outnumber the source's (the rule of the dictionary
  * conjuncts); until then, and for a column that is not deferred, the expression is evaluated row by row. The answer
