@@ -52,6 +52,17 @@ final class SparkDifferential {
 
   static final int[] SIZES = {0, 1, 63, 64, 65, 300};
 
+  /** {@link #check} of every expression over {@code rounds} random batches of the sizes in turn (UTC). */
+  static void checkRandom(BufferAllocator allocator, java.util.Random rnd, int rounds, DataType[] types,
+      Iterable<Expression> exprs) {
+    for (int round = 0; round < rounds; round++) {
+      Object[][] rows = rows(rnd, SIZES[round % SIZES.length], types);
+      for (Expression e : exprs) {
+        check(allocator, e, types, rows, "UTC");
+      }
+    }
+  }
+
   /** Asserts the kernels' answer for {@code e} equals Spark's over {@code rows} (Spark internal values). */
   static void check(BufferAllocator allocator, Expression e, DataType[] types, Object[][] rows, String timeZone) {
     int n = rows.length;

@@ -80,13 +80,7 @@ class StringKernelsTest extends AllocatorTest {
     Expression nullLiteral = Literal.create(null, s);
     Expression[] exprs = {concat(a, b), concat(a, sep, b), concat(a), concat(), concat(a, b, c, a),
         concat(sep, a), concat(a, nullLiteral), concat(concat(a, b), c)};
-    for (int round = 0; round < 12; round++) {
-      int n = SparkDifferential.SIZES[round % SparkDifferential.SIZES.length];
-      Object[][] rows = SparkDifferential.rows(rnd, n, types);
-      for (Expression e : exprs) {
-        SparkDifferential.check(allocator, e, types, rows, "UTC");
-      }
-    }
+    SparkDifferential.checkRandom(allocator, rnd, 12, types, java.util.List.of(exprs));
   }
 
   /**
@@ -108,13 +102,7 @@ class StringKernelsTest extends AllocatorTest {
         exprs.add(new Substring(str, Literal.create(pos, i), Literal.create(len, i)));
       }
     }
-    for (int round = 0; round < 12; round++) {
-      int n = SparkDifferential.SIZES[round % SparkDifferential.SIZES.length];
-      Object[][] rows = SparkDifferential.rows(rnd, n, types);
-      for (Expression e : exprs) {
-        SparkDifferential.check(allocator, e, types, rows, "UTC");
-      }
-    }
+    SparkDifferential.checkRandom(allocator, rnd, 12, types, exprs);
   }
 
   /** Malformed UTF-8 (a lead byte claiming bytes past the value): the slice stays inside the value. */
