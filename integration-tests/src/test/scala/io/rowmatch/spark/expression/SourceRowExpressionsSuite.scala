@@ -7,11 +7,11 @@ import io.rowmatch.spark.{RowmatchQueryTest, SuiteDirectory}
 /**
  * An expression of one broadcast-join build column passed on deferred (comparisons, IN, null tests, logic, string
  * prefix/suffix/contains, substring, concat, length, year and the conditionals over the column and literals) is
- * decided once per build row and each row takes its build
- * row's answer (SourceRowKernel): answers equal vanilla Spark's for strings (null, empty, multibyte, longer than a
- * word), ints, doubles (NaN, -0.0), decimals, dates and booleans, in projections under an aggregate (TPC-DS's
- * `sum(CASE WHEN d_day_name = 'Sunday' THEN ...)`), in a projection's output, after a chain of two broadcast joins
- * (composed rows), and over an outer join; rows asserted decided by build row. Not decided that way: a build side
+ * decided once per build row and each row takes its build row's answer (SourceRowKernel): answers equal vanilla
+ * Spark's for strings (null, empty, multibyte, longer than a word), ints, doubles (NaN, -0.0), decimals, dates and
+ * booleans, in projections under an aggregate (TPC-DS's `sum(CASE WHEN d_day_name = 'Sunday' THEN ...)`), in a
+ * projection's output, after a chain of two broadcast joins (composed rows), and over an outer join; rows asserted
+ * decided by build row. Not decided that way: a build side
  * with more rows than the probe side has (row by row, same answers), a batch of an outer join holding padded rows
  * (null build rows: the column is gathered), and an expression reading two columns (its one-column parts are).
  */

@@ -192,7 +192,7 @@ final class DictionaryConjunct {
    * Value functions that raise no error and depend on their inputs' values alone: substrings, string concatenation
    * and length, a date's year, and the conditionals (If, CASE, COALESCE) whose parts qualify in turn.
    */
-  private static boolean valueOfOneValue(Expression e) {
+  private static boolean errorFreeValueFunction(Expression e) {
     return e instanceof Substring || e instanceof Concat || e instanceof Length || e instanceof Year
         || e instanceof If || e instanceof CaseWhen || e instanceof Coalesce;
   }
@@ -214,7 +214,7 @@ final class DictionaryConjunct {
         || e instanceof IsNull || e instanceof IsNotNull || e instanceof EqualTo || e instanceof EqualNullSafe
         || e instanceof LessThan || e instanceof LessThanOrEqual || e instanceof GreaterThan
         || e instanceof GreaterThanOrEqual || e instanceof In || e instanceof InSet || e instanceof StartsWith
-        || e instanceof EndsWith || e instanceof Contains || valueOfOneValue(e))) {
+        || e instanceof EndsWith || e instanceof Contains || errorFreeValueFunction(e))) {
       return false;
     }
     if (ordinal >= 0) {

@@ -536,7 +536,9 @@ final class StringKernels {
    * after it).
    */
   static long slice(byte[] data, int at, int n, int pos, int length) {
-    int start = pos > 0 ? pos - 1 : pos < 0 ? numChars(data, at, n) + pos : 0;
+    // A negative position counts from the end: the one case that needs the value's character count (Spark's own).
+    int start = pos > 0 ? pos - 1
+        : pos < 0 ? UTF8String.fromAddress(data, Platform.BYTE_ARRAY_OFFSET + at, n).numChars() + pos : 0;
     long until = (long) start + length;
     int end = until > Integer.MAX_VALUE ? Integer.MAX_VALUE : until < Integer.MIN_VALUE ? Integer.MIN_VALUE
         : (int) until;
@@ -557,14 +559,6 @@ final class StringKernels {
     }
     int to = Math.min(i, n);
     return to > from ? (long) from << 32 | (to - from) : 0;
-  }
-
-  private static int numChars(byte[] data, int at, int n) {
-    int chars = 0;
-    for (int i = 0; i < n; i += width(data[at + i])) {
-      chars++;
-    }
-    return chars;
   }
 
   /** The bytes of the character starting with b, as Spark counts them (ASCII without the table lookup). */

@@ -36,15 +36,9 @@ class AbsDateAddKernelsTest extends AllocatorTest {
     for (DataType t : NUMERIC) {
       DataType[] types = {t};
       Expression c = new BoundReference(0, t, true);
-      for (int round = 0; round < 12; round++) {
-        int n = SparkDifferential.SIZES[round % SparkDifferential.SIZES.length];
-        Object[][] rows = SparkDifferential.rows(rnd, n, types);
-        for (boolean ansi : new boolean[] {false, true}) {
-          SparkDifferential.check(allocator, new Abs(c, ansi), types, rows, "UTC");
-          // nested: the inner result's MIN (non-ANSI) goes through abs again
-          SparkDifferential.check(allocator, new Abs(new Abs(c, ansi), ansi), types, rows, "UTC");
-        }
-      }
+      // nested: the inner result's MIN (non-ANSI) goes through abs again
+      SparkDifferential.checkRandom(allocator, rnd, 12, types, java.util.List.of(new Abs(c, false),
+          new Abs(new Abs(c, false), false), new Abs(c, true), new Abs(new Abs(c, true), true)));
     }
   }
 
@@ -90,13 +84,7 @@ class AbsDateAddKernelsTest extends AllocatorTest {
           new DateSub(new DateAdd(d, k), k), new DateAdd(d, Literal.create(null, days)),
           // compared, the wrapped day number itself (not only as written to a 32-bit vector)
           new GreaterThan(new DateAdd(d, k), d), new LessThan(new DateSub(d, k), d)};
-      for (int round = 0; round < 12; round++) {
-        int n = SparkDifferential.SIZES[round % SparkDifferential.SIZES.length];
-        Object[][] rows = SparkDifferential.rows(rnd, n, types);
-        for (Expression e : exprs) {
-          SparkDifferential.check(allocator, e, types, rows, "UTC");
-        }
-      }
+      SparkDifferential.checkRandom(allocator, rnd, 12, types, java.util.List.of(exprs));
     }
     // the day number's int overflow wraps in Spark (ANSI or not: DateAdd has no eval mode)
     DataType[] types = {DataTypes.DateType, DataTypes.IntegerType};
