@@ -26,16 +26,18 @@ class DecimalSumsTest extends AllocatorTest {
   }
 
   private int check(int inputDigits, int precision, int scale, int groups, int rows, long seed, boolean signed) {
-    check(inputDigits, precision, scale, groups, rows, seed, signed, true);
-    return check(inputDigits, precision, scale, groups, rows, seed, signed, false);
+    check(inputDigits, precision, scale, groups, rows, seed, signed, true, true);
+    check(inputDigits, precision, scale, groups, rows, seed, signed, true, false);
+    return check(inputDigits, precision, scale, groups, rows, seed, signed, false, false);
   }
 
   /**
    * Returns how many groups overflowed, so a test can show its bound was reached. {@code batch}: the rows go in
-   * through addRows (one null in seven, counted per group) instead of add row by row.
+   * through addRows (counted per group) instead of add row by row; {@code nulls}: one row in seven is null (a
+   * batch without nulls has no validity words).
    */
   private int check(int inputDigits, int precision, int scale, int groups, int rows, long seed, boolean signed,
-      boolean batch) {
+      boolean batch, boolean nulls) {
     Random r = new Random(seed);
     try (HeapAccount heap = new HeapAccount(allocator, "test");
         DecimalVector input = new DecimalVector("in", allocator, Math.min(38, inputDigits), scale)) {
@@ -50,7 +52,7 @@ class DecimalSumsTest extends AllocatorTest {
       for (int i = 0; i < rows; i++) {
         BigDecimal value = new BigDecimal(randomUnscaled(r, inputDigits, signed), scale);
         groupOf[i] = r.nextInt(groups);
-        if (batch && r.nextInt(7) == 0) {
+        if (nulls && r.nextInt(7) == 0) {
           input.setNull(i);
         } else {
           input.set(i, value);
