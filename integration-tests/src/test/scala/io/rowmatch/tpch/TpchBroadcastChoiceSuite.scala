@@ -24,7 +24,8 @@ import io.rowmatch.spark.shuffle.RowmatchShuffleExchangeExec
  * AQE re-plans when a stage finishes, so which side of a join it broadcasts can also depend on which side's
  * stage finished first (the other has only the optimizer's estimate), and Rowmatch changes how long stages take.
  * The statistics themselves do not depend on timing: each query also checks that every shuffle stage both plans
- * hold reports the same size and row count with the plugin as without it.
+ * hold reports the same size and row count with the plugin as without it, and a join broadcast by both on the same
+ * keys whose build side still differs after three attempts is counted as timing (at most two in the suite).
  */
 class TpchBroadcastChoiceSuite extends AnyFunSuite with BeforeAndAfterAll {
   private var spark: SparkSession = _
@@ -33,6 +34,8 @@ class TpchBroadcastChoiceSuite extends AnyFunSuite with BeforeAndAfterAll {
   private var rowmatchJoins = 0
   private var comparedStages = 0
   private var comparedArrowStages = 0
+  /** Queries where a join broadcast the other side than vanilla's after every attempt (see the test). */
+  private val timingFlips = scala.collection.mutable.ArrayBuffer.empty[String]
 
   override def beforeAll(): Unit = {
     super.beforeAll()
@@ -130,8 +133,19 @@ class TpchBroadcastChoiceSuite extends AnyFunSuite with BeforeAndAfterAll {
         attempts += 1
       }
       val withPlugin = rowmatch.flatMap(describe)
-      assert(withPlugin == vanilla, s"q$number joins:\n  vanilla:  ${vanilla.mkString("; ")}\n" +
-        s"  rowmatch: ${withPlugin.mkString("; ")}")
+      // After three attempts, a join broadcast by both engines on the same keys may still differ in its build side
+      // when the plugin's stages finish in another order than vanilla's (its broadcasts got faster): AQE broadcast
+      // the side whose stage finished first. That is timing, not statistics, as long as every shuffle stage reports
+      // the same size and rows (checked below); it is counted, and the suite allows at most two. Any other
+      // difference (a side broadcast by one engine and shuffled by the other) fails here.
+      def sideFree(join: String) = join.replace(" BuildLeft ", " ").replace(" BuildRight ", " ")
+      val flips = withPlugin.zip(vanilla).count { case (r, v) => r != v && sideFree(r) == sideFree(v) }
+      assert(withPlugin.size == vanilla.size &&
+        withPlugin.zip(vanilla).forall { case (r, v) => r == v || r.startsWith("broadcast ") && sideFree(r) == sideFree(v) },
+        s"q$number joins:\n  vanilla:  ${vanilla.mkString("; ")}\n  rowmatch: ${withPlugin.mkString("; ")}")
+      if (flips > 0) {
+        timingFlips += s"q$number: $flips"
+      }
       // The same rows shuffled must be reported alike, whichever stage finished first.
       val vanillaStats = shuffleStats(vanillaPlan)
       for ((stage, stats) <- shuffleStats(rowmatchPlan); expected <- vanillaStats.get(stage)) {
@@ -153,5 +167,6 @@ class TpchBroadcastChoiceSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(rowmatchJoins >= (broadcastJoins + shuffledJoins) / 2, s"$rowmatchJoins Rowmatch joins")
     assert(comparedStages > 50 && comparedArrowStages > comparedStages / 2,
       s"statistics compared on $comparedStages shuffle stages, $comparedArrowStages of them Arrow shuffles")
+    assert(timingFlips.size <= 2, s"build sides chosen otherwise than vanilla's in ${timingFlips.mkString(", ")}")
   }
 }
