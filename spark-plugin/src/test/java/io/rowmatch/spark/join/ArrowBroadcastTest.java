@@ -30,6 +30,7 @@ import io.rowmatch.core.testing.AllocatorTest;
 import io.rowmatch.spark.arrow.RandomSparkRows;
 import io.rowmatch.spark.arrow.RowsToArrowBatches;
 import io.rowmatch.spark.shuffle.PartitionedBatchEncoder;
+import io.rowmatch.spark.shuffle.ShuffleTestSupport;
 
 /**
  * A broadcast's records, read back on an executor, are exactly the shuffle records the encoder makes of each
@@ -95,14 +96,7 @@ class ArrowBroadcastTest extends AllocatorTest {
 
   @Test
   void recordsComeBackInOrderForEveryCodecAndBatchSize() throws Exception {
-    StructType schema = RandomSparkRows.everyType(false);
-    StructType flat = new StructType();
-    for (var f : schema.fields()) {
-      if (!(f.dataType() instanceof org.apache.spark.sql.types.ArrayType
-          || f.dataType() instanceof StructType || f.dataType() instanceof org.apache.spark.sql.types.MapType)) {
-        flat = flat.add(f);
-      }
-    }
+    StructType flat = ShuffleTestSupport.flatEveryType();
     // Sizes 0/1/63/64/65 and a run of tiny batches (a selective filter's output), in two parts.
     int[][] parts = {{0, 1, 63, 64, 65, 0, 300}, {2, 1, 3, 1, 1, 2, 1, 1, 1, 2, 3, 1, 1, 1, 1, 2, 1}};
     for (String codec : CODECS) {

@@ -30,11 +30,11 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import io.rowmatch.spark.arrow.RandomSparkRows;
 
 /** The slow obvious reference: rows read value by value through Spark's own ArrowColumnVector getters. */
-final class ShuffleTestSupport {
+public final class ShuffleTestSupport {
   private ShuffleTestSupport() {}
 
   /** Every flat type the shuffle carries (the nested columns of RandomSparkRows' schema dropped). */
-  static StructType flatEveryType() {
+  public static StructType flatEveryType() {
     StructType s = new StructType();
     for (StructField f : RandomSparkRows.everyType(true).fields()) {
       DataType t = f.dataType();
